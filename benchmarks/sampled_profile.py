@@ -25,13 +25,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def sampled_check(impl: str, examples: int, interval: float) -> tuple[int, collections.Counter, collections.Counter]:
-    """(samples, samples with each function on the stack, samples with each function on top) of one `check`."""
+def sampled_check(impl: str, examples: int, interval: float, callers_of: frozenset[str] = frozenset(),
+                  ) -> tuple[int, collections.Counter, collections.Counter, collections.Counter]:
+    """(samples, samples with each function on the stack, samples with each function on top, samples with each
+    (function of `callers_of`, its caller) pair, the function's innermost call) of one `check`."""
     from oracle.cli import main
     from oracle.harness import session as session_module
 
     inclusive: collections.Counter = collections.Counter()
     on_top: collections.Counter = collections.Counter()
+    called_from: collections.Counter = collections.Counter()
     taken = [0]
     active = [False]
 
@@ -49,6 +52,9 @@ def sampled_check(impl: str, examples: int, interval: float) -> tuple[int, colle
             if name not in seen:
                 inclusive[name] += 1
                 seen.add(name)
+                if name in callers_of and frame.f_back is not None:
+                    caller = frame.f_back.f_code
+                    called_from[name, f"{Path(caller.co_filename).name}:{caller.co_name}:{frame.f_back.f_lineno}"] += 1
             frame = frame.f_back
 
     run_examples = session_module.Session.run_examples
@@ -75,7 +81,7 @@ def sampled_check(impl: str, examples: int, interval: float) -> tuple[int, colle
         signal.setitimer(signal.ITIMER_PROF, 0, 0)
         signal.signal(signal.SIGPROF, previous)
         session_module.Session.run_examples = run_examples
-    return taken[0], inclusive, on_top
+    return taken[0], inclusive, on_top, called_from
 
 
 def main() -> None:
@@ -85,12 +91,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1, help="runs whose samples are added up")
     parser.add_argument("--interval", type=float, default=0.0005, help="seconds of CPU between samples")
     parser.add_argument("--top", type=int, default=60)
+    parser.add_argument("--callers", action="append", default=[], metavar="FILE:FUNCTION",
+                        help="also count where FILE:FUNCTION (as printed) was called from, by caller and line")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    total, inclusive, on_top = 0, collections.Counter(), collections.Counter()
+    total, inclusive, on_top, called_from = 0, collections.Counter(), collections.Counter(), collections.Counter()
     for _ in range(args.runs):
-        taken, seen, top = sampled_check(args.impl, args.examples, args.interval)
-        total, _ = total + taken, (inclusive.update(seen), on_top.update(top))
+        taken, seen, top, called = sampled_check(args.impl, args.examples, args.interval, frozenset(args.callers))
+        total, _ = total + taken, (inclusive.update(seen), on_top.update(top), called_from.update(called))
     print(f"{total} samples; load {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
     print("on the stack:")
     for name, count in inclusive.most_common(args.top):
@@ -98,6 +106,11 @@ def main() -> None:
     print("on top (with the C it called):")
     for name, count in on_top.most_common(args.top // 2):
         print(f"{100 * count / total:5.1f}% {name}")
+    for function in args.callers:
+        print(f"{function} (its innermost call on the stack) called from:")
+        for (name, caller), count in called_from.most_common():
+            if name == function:
+                print(f"{100 * count / total:5.1f}% {caller}")
 
 
 if __name__ == "__main__":

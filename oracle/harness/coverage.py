@@ -15,7 +15,7 @@ from collections import Counter
 
 from oracle.escaping import shown
 from oracle.formulas.memo import ALL_AT_ONCE, Memo
-from oracle.formulas.runs import mostly_runs, run_lengths
+from oracle.formulas.runs import RUNS_PER_TOKEN, mostly_runs, run_lengths
 from oracle.models.protocol import Capabilities
 from oracle.models.results import CoverageTable
 
@@ -151,12 +151,19 @@ def _adjacent_pairs(tokens, lengths=None):
     return pairs
 
 
-def _token_counts(tokens):
-    """How many times each token occurs; a long sequence of few runs counted by its runs."""
-    if len(tokens) <= 255 or not mostly_runs(tokens, 1):
+def _token_counts(tokens, lengths=None):
+    """How many times each token occurs; a long sequence of few runs counted by its runs (`lengths`, where the
+    sequence's run lengths are already known: `_sequence_features` read them)."""
+    if len(tokens) <= 255:
         return Counter(tokens)  # counted in C
+    if lengths is None:
+        if not mostly_runs(tokens, 1):
+            return Counter(tokens)
+        lengths = run_lengths(tokens)
+    elif len(lengths) > len(tokens) // RUNS_PER_TOKEN:  # (what `mostly_runs(tokens, 1)` decides, from its runs)
+        return Counter(tokens)
     counts = Counter()
-    for token, run in run_lengths(tokens):
+    for token, run in lengths:
         counts[token] += run
     return counts
 
@@ -193,10 +200,11 @@ def segment_features(request):
     seen = set()
     pairs = set()
     for segment in request.segments:
-        for tokens in (segment.hypothesis, *segment.references):
-            _sequence_features(tokens, seen, pairs, found)
+        # (a long sequence's run lengths, read once for its own features and again for the segment's clipping)
+        sequences = (segment.hypothesis, *segment.references)
+        lengths = [_sequence_features(tokens, seen, pairs, found) for tokens in sequences]
         _segment_features(segment, found)
-        _segment_boundaries(segment, found)
+        _segment_boundaries(segment, found, lengths)
     if len({"".join(pair) for pair in pairs}) < len(pairs):  # two different pairs joined alike
         found.add("concatenations")
     _corpus_features(request.segments, found)
@@ -205,7 +213,8 @@ def segment_features(request):
 
 def _sequence_features(tokens, seen, pairs, found):
     """One token sequence's features: its tokens' (each distinct token once a run: `seen`), its length and
-    runs; its distinct adjacent pairs are added to `pairs` (whose concatenations `features` compares once)."""
+    runs; its distinct adjacent pairs are added to `pairs` (whose concatenations `features` compares once).
+    Returns its run lengths where they were read (a sequence of more than 255 tokens), else None."""
     for token in set(tokens) - seen:
         seen.add(token)
         found |= token_features(token)
@@ -218,6 +227,7 @@ def _sequence_features(tokens, seen, pairs, found):
     if run > 65535:
         found.add("run-past-65535")
     pairs.update(_adjacent_pairs(tokens, lengths))
+    return lengths
 
 
 def _segment_features(segment, found):
@@ -281,7 +291,11 @@ def _count_features(statistics, found):
         found.add("one-order-without-match")
 
 
-def _segment_boundaries(segment, found):
+def _segment_boundaries(segment, found, runs=None):
+    """Reference lengths tied around c, and a repeated hypothesis token whose count a reference reaches (clipping
+    at the maximum). `runs`: the run lengths `_sequence_features` read of the hypothesis and each reference, in
+    that order (None for a sequence it did not read them of)."""
+    runs = runs or [None] * (1 + len(segment.references))
     c = len(segment.hypothesis)
     lengths = [len(r) for r in segment.references]
     if len(lengths) >= 2:
@@ -293,12 +307,12 @@ def _segment_boundaries(segment, found):
             found.add("three-way-tie")
     if "clip-at-maximum" in found:
         return
-    counts = _token_counts(segment.hypothesis)
+    counts = _token_counts(segment.hypothesis, runs[0])
     repeated = {token: k for token, k in counts.items() if k >= 2}
     if repeated:
         most = Counter()
-        for reference in segment.references:
-            reference_counts = _token_counts(reference)
+        for reference, reference_runs in zip(segment.references, runs[1:], strict=True):
+            reference_counts = _token_counts(reference, reference_runs)
             for token in repeated:
                 most[token] = max(most[token], reference_counts.get(token, 0))
         if any(most[token] == k for token, k in repeated.items()):

@@ -1005,28 +1005,30 @@ def _entry_body(entry: ExampleEntry) -> list[str] | None:
     """An entry's body, as its lines (joined by newlines, encoded as ASCII: `_entry_of_parts`): its content
     (`CachedContent`) as one line of ASCII JSON, then its distinct wire lines, one a line (read back without
     unescaping them); None when a line is not ASCII JSON on one line. Inputs of equal
-    values (one `Prepared` sent again, or two that hold the same) share one value, read back as one `Prepared`;
-    two of the same wire line that differ in what was computed about them stay two."""
+    values (one `Prepared` sent again, or two that hold the same, told apart by their JSON as the content line
+    writes it) share one value, read back as one `Prepared`; two of the same wire line that differ in what was
+    computed about them stay two."""
     lines: dict[str, int] = {}
-    values: list[dict[str, Any]] = []
-    numbers: dict[str, int] = {}  # a value's JSON -> its number
+    values: dict[str, int] = {}  # a value's JSON, as the content line holds it -> its number
     by_object: dict[int, int] = {}  # id(Prepared) -> its value's number
     inputs = {}
     for name, prepared in entry.inputs.items():
         number = by_object.get(id(prepared))
         if number is None:
-            value = prepared.to_entry(lines)
-            number = numbers.setdefault(json.dumps(value, sort_keys=True, allow_nan=True), len(values))
-            if number == len(values):
-                values.append(value)
+            number = values.setdefault(_compact_json(prepared.to_entry(lines)), len(values))
             by_object[id(prepared)] = number
         inputs[name] = number
-    content: dict[str, Any] = {"inputs": inputs, "values": values}
-    if entry.series is not None:
-        content["series"] = [list(step) for step in entry.series]
     if any("\n" in line or not line.isascii() for line in lines):  # (encode writes neither)
         return None
-    return [json.dumps(content, ensure_ascii=True, allow_nan=True, separators=(",", ":")), *lines]
+    # the content line as json.dumps writes {"inputs": ..., "values": [...], "series": ...} with these separators,
+    # each value's JSON the text it was told apart by (encoded once, not again inside the whole)
+    series = "" if entry.series is None else f',"series":{_compact_json([list(step) for step in entry.series])}'
+    return [f'{{"inputs":{_compact_json(inputs)},"values":[{",".join(values)}]{series}}}', *lines]
+
+
+def _compact_json(value: Any) -> str:
+    """`value` as an entry's content line writes it: ASCII JSON, NaN allowed, no spaces."""
+    return json.dumps(value, ensure_ascii=True, allow_nan=True, separators=(",", ":"))
 
 
 def evict(root: Path, limit: int, *, keep: Path | None = None, own: str | None = None) -> None:

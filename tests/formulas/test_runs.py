@@ -89,6 +89,21 @@ def test_coverage_reads_runs_as_it_reads_tokens(tokens):
     """The coverage table's fast paths on runs: the same adjacent pairs and token counts as read token by token."""
     assert coverage._adjacent_pairs(tokens, runs.run_lengths(tokens)) == set(zip(tokens, tokens[1:], strict=False))
     assert coverage._token_counts(tokens) == Counter(tokens)
+    assert coverage._token_counts(tokens, runs.run_lengths(tokens)) == Counter(tokens)  # (its runs already read)
+
+
+@pytest.mark.parametrize(("references", "clipped"), [
+    ((("a",) * 300,), True),  # the reference holds "a" 300 times, as the hypothesis does: clipped at the maximum
+    ((("a",) * 299 + ("b",),), False),  # 299 times: fewer than the hypothesis's 300
+    ((("a",) * 299 + ("b",), ("a", "b") * 150), False),  # 299 and 150 times (the second read token by token)
+    ((("a", "b") * 150, ("a",) * 300), True),  # the second reference reaches 300
+])
+def test_clipping_at_the_maximum_read_from_each_sequences_own_runs(references, clipped):
+    """A long segment's clipping feature counts each sequence by its own runs (read once, by `_sequence_features`):
+    the hypothesis is 300 copies of "a", so the feature is there exactly when a reference holds "a" 300 times."""
+    request = ScoreRequest(seq=0, level="sentence", weights=(0.25,) * 4, smoothing="none", lowercase=False,
+                           segments=(Segment(hypothesis=("a",) * 300, references=references),))
+    assert ("clip-at-maximum" in coverage.segment_features(request)) is clipped
 
 
 LONG = wire.LONG_SEQUENCE + 1

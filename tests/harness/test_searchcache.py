@@ -20,6 +20,8 @@ from oracle.harness.searchcache import (
     ExampleEntry,
     Prepared,
     SearchCache,
+    _entry_body,
+    body_of,
     discard,
     evict,
     run_key,
@@ -934,3 +936,32 @@ def test_an_entry_filled_from_its_lines_is_the_entry_written_from_its_joined_bod
     assert header == {"index": 12, "generation": 3, "length": len(body),
                       "sha256": hashlib.sha256(b"12\n3\n" + body).hexdigest()}
     assert entry.endswith(b"\n" + body + b"\n")
+
+
+def test_an_entrys_content_line_is_json_of_its_inputs_and_values_each_value_once():
+    """The content line, each value's JSON made once and joined (`_entry_body`), is what json.dumps writes of the
+    entry's content as the format says ({"inputs": name -> number, "values": [...], "series": ...}, ASCII, NaN
+    allowed, no spaces), values told apart as before: one `Prepared` sent twice, and two that hold equal values,
+    are one value; two that differ in what was computed about them are two. Built here by hand, literally."""
+    capabilities = Capabilities(levels=("sentence", "corpus"), max_order=6, weights="any", smoothing=("none",),
+                                statistics=True, lowercase=False)
+    first, second = example_request(0, 3, capabilities), example_request(0, 4, capabilities)
+    nan = Expected(score=float("nan"), score_exact="NaN", notes=("ü, a note \u2028 past ASCII",))
+    shared = Prepared(first, expected=nan, features=("a",))
+    entry = ExampleEntry(3, {"example": shared, "series/0": shared,
+                             "series/1": Prepared(first, expected=nan, features=("a",)),
+                             "series/2": Prepared(first, expected=nan, features=("b",)),
+                             "text": Prepared(second, expected=Expected(rejected=True, reason="why"))},
+                         series=[(0, "weights"), (1, "lowercase")])
+    body = _entry_body(entry)
+    numbers: dict[str, int] = {}  # (each value as `Prepared.to_entry` gives it, its line numbered in order met)
+    values = [entry.inputs[name].to_entry(numbers) for name in ("example", "series/2", "text")]
+    assert list(numbers) == [body_of(first), body_of(second)] and values[0]["features"] == ["a"]
+    lines = list(numbers)
+    content = {"inputs": {"example": 0, "series/0": 0, "series/1": 0, "series/2": 1, "text": 2}, "values": values,
+               "series": [[0, "weights"], [1, "lowercase"]]}
+    assert body == [json.dumps(content, ensure_ascii=True, allow_nan=True, separators=(",", ":")), *lines]
+    assert "NaN" in body[0] and body[0].isascii()
+    without_series = _entry_body(ExampleEntry(4, {"example": shared}))
+    assert without_series[0] == json.dumps({"inputs": {"example": 0}, "values": [values[0]]},
+                                           ensure_ascii=True, allow_nan=True, separators=(",", ":"))
