@@ -772,13 +772,15 @@ def _kept_for(request, profile, overrides):
     return kept
 
 
-def what_is_known(request, answer, profile, *, overrides=None, meter=None):
+def what_is_known(request, answer, profile, *, overrides=None, meter=None, zero_variants=True):
     """What is known of a wrong answer without searching for its mechanism: the first diverging layer and the score
     stage the returned numbers are consistent with (the partial explanations of `_what_is_known`), from the oracle's
     result once and exact tests on the numbers -- what a record is named where its run did not search every
     explanation for it. Explanation("unexplained") where nothing is known, or where the score agrees (a search
     names that case: `classify`). What it spends is added to `meter` (a `TokenMeter`), never refused: it costs a
-    fixed number of candidates on the input, as judging it does."""
+    fixed number of candidates on the input, as judging it does. `zero_variants` False: an answer of 0 is not tried
+    against the score stage's variants that give 0 (`_zero_variants`: every combination computation on the input,
+    some thirty candidates, a search for its other fits rather than what is known), and its description says so."""
     search = _search_for(request, answer, get_profile(profile), overrides=overrides, among=None,
                          budget=ATTRIBUTION_BUDGET, floor=1 if meter is None else meter.floor)
     if isinstance(search, Explanation):
@@ -790,7 +792,10 @@ def what_is_known(request, answer, profile, *, overrides=None, meter=None):
             return _counts_differ_alone(search, differs, expected)
         return Explanation((UNEXPLAINED,), "the score agrees: no stage of the score to name", (), None, expected)
     try:  # (the score stage's variants that give 0 are computed for its fits: each charged as in a search)
-        return _what_is_known(search, expected)
+        known = _what_is_known(search, expected, zero_variants=zero_variants)
+        if zero_variants or search.actual != 0 or known.name == UNEXPLAINED:
+            return known
+        return replace(known, description=f"{known.description}; {ZERO_VARIANTS_NOT_TRIED}")
     except _BudgetSpent:
         return Explanation((UNEXPLAINED,), f"the attribution budget ({ATTRIBUTION_BUDGET:,} token computations) was "
                                         "spent before what is known of it was", (), None, expected)
@@ -834,7 +839,12 @@ def _explain(search, conventions, expected):
 _NOTHING_FITS = "no single or paired alternative convention or computation gives this value"
 
 
-def _what_is_known(search, expected):
+#: What a record named by what is known alone, with an answer of 0, says of the score stage's variants that give 0.
+ZERO_VARIANTS_NOT_TRIED = ("the score stage's variants that give 0 were not tried on it (a search for its other "
+                           "fits, which its run did not run for it)")
+
+
+def _what_is_known(search, expected, *, zero_variants=True):
     """When no explanation reproduces the answer: what is known of it (`combination.stages_consistent_with`), named
     as a partial explanation -- the first diverging layer, and the score stage the answer is consistent with --,
     the others that hold among its fits, and so do the score stage's variants that give an answer of 0
@@ -845,7 +855,7 @@ def _what_is_known(search, expected):
     differs = _statistics_differ(statistics, base, n)
     if base is None:
         return Explanation((UNEXPLAINED,), _NOTHING_FITS, (), None, expected)
-    zeros = _zero_variants(search)
+    zeros = _zero_variants(search) if zero_variants else ()
     returned_bp = None
     if statistics:
         reported = _reported(statistics)

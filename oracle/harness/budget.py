@@ -27,6 +27,10 @@ which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`)
   than is left (nor more than `classify.ATTRIBUTION_BUDGET`); one cut is named by what is known of it, its record
   saying so. Counted in token computations, as the attribution budget is, never in seconds: a failing run's
   searches cost at most a few candidates per token the fixed run judges, beyond a bounded sum per kind and block.
+  What is known of a failure left unnamed is the oracle once and a few exact tests: its answer of 0 is not searched
+  for the score stage's variants that give 0 (`classify.what_is_known`), which cost some thirty candidates a record
+  beyond the share. The budget bounds the searches only: shrinking, the probes, the records and the reports are
+  outside it (benchmarks/README.md, cost-bound, measures each).
 - **Evidence from other kinds** (`block_causes`): a failure whose search was not run or was cut is tested, before it
   is named by what is known, against the root causes its block named before it for other kinds of failure, each
   once (`oracle.harness.diagnosis`): a bug whose records split between kinds is named by what was found on one.

@@ -420,6 +420,35 @@ def test_a_search_given_a_shared_meter_spends_at_most_what_is_left_and_says_whos
     assert known.spent > 0 and known.spent % 8 == 0 and not known.cut
 
 
+def test_what_is_known_without_the_zero_variants_names_the_same_and_tries_none_of_them():
+    """One segment "a b c" against "a b c d e", BLEU-1: c = 3, r = 5, the 3 unigrams matched (3 of 3), so BLEU =
+    e^(1 - 5/3) = e^(-2/3), about 0.513, not 0. An answer of 0 with those statistics: the counts are the oracle's and
+    the score is not, so what is known of it is the score stage. With `zero_variants` (a record a search was run
+    for) every combination computation is tried for its other fits, each charged as a candidate (8 token
+    computations here); without them (a record whose run cut or did not run its search: cost-bound) the record has
+    the same name, no candidate is charged for them, and its description says they were not tried. An answer other
+    than 0 is untouched (no variant is tried for it either way). By hand: with 4 orders of weight 1/4
+    (`order-fixed-at-4`, the weights passed on ignored) "a b c" has no 4-gram, p_4 = 0 of 0 counted as 0 under the
+    profile's empty-order rule, so that variant gives 0 and is among the fits where the variants are tried; without
+    them what is known computes the oracle's result once, which no search charges, and charges no candidate."""
+    from oracle.diagnose.classify import ZERO_VARIANTS_NOT_TRIED, TokenMeter, what_is_known
+
+    r = request("corpus", [("a b c", ["a b c d e"])], weights=(1.0,))
+    zero = {"score": 0.0, "statistics": {"hyp_len": 3, "ref_len": 5, "matches": [3], "totals": [3]}}
+    tried, untried = TokenMeter(10**9), TokenMeter(10**9)
+    full = what_is_known(r, zero, "papineni", meter=tried)
+    cut = what_is_known(r, zero, "papineni", meter=untried, zero_variants=False)
+    assert cut.name == full.name != UNEXPLAINED
+    assert untried.spent == 0 and tried.spent > 0 and tried.spent % 8 == 0
+    assert cut.description == f"{full.description}; {ZERO_VARIANTS_NOT_TRIED}"
+    assert ("order-fixed-at-4",) in full.fitting and cut.fitting == ()
+    other = {**zero, "score": 0.25}
+    kept, left = TokenMeter(10**9), TokenMeter(10**9)
+    assert what_is_known(r, other, "papineni", meter=kept) == what_is_known(r, other, "papineni", meter=left,
+                                                                             zero_variants=False)
+    assert kept.spent == left.spent
+
+
 def test_a_structural_candidate_is_charged_by_the_request_it_reshapes_before_it_is_computed():
     """`SWAPPED` (`mechanisms.structure`) on one segment of 3 hypothesis tokens and one 5-token reference: the
     reshaped request has the 5 tokens as its hypothesis and the 3 as its one reference, 8 tokens and 1 reference,

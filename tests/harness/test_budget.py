@@ -485,3 +485,28 @@ def test_a_failure_whose_search_was_cut_is_still_searched_among_its_documented_c
                                                  context, spent)
     assert named.name == "reference_length=shortest + float32"
     assert meters == [None] and not spent.cut
+
+
+def test_a_failure_named_by_what_is_known_alone_is_not_tried_against_the_zero_variants(monkeypatch):
+    """`_named_without_full_search` (a failure whose search was cut or not run, no documented class and no cause of
+    its block explaining it) names it by what is known without the score stage's variants that give 0 (cost-bound:
+    some thirty candidates a record, a search for its other fits that the run did not run; 98 such records of a
+    bug answering 0 spent about 1 s of runner CPU on them)."""
+    from types import SimpleNamespace
+
+    import oracle.harness.diagnosis as diagnosis
+    from oracle.diagnose.classify import TokenMeter
+    from oracle.models.results import Classification
+
+    asked = []
+
+    def what_is_known(request, reply, profile, **kwargs):
+        asked.append(kwargs.get("zero_variants", True))
+        return SimpleNamespace(name="unexplained")
+
+    monkeypatch.setattr(diagnosis, "attribute", lambda *_a, **_k: Classification(parts=("unexplained",)))
+    monkeypatch.setattr(diagnosis, "what_is_known", what_is_known)
+    context = SimpleNamespace(documented=(), profile="papineni")
+    diagnosis._named_without_full_search((None, None, None, None), None, True, "its search was not run", context,
+                                         TokenMeter(0))
+    assert asked == [False]
