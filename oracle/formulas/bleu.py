@@ -104,6 +104,8 @@ class Statistics:
             raise BleuValueError(
                 f"`matches` and `totals` must have one entry per order (got {len(self.matches)} and {len(self.totals)})"
             )
+        if _plain_counts(self):  # what counting builds: the checks below, in C (each candidate a search or a
+            return  # shrink scores builds one; their Python loop was a tenth of an expectation's CPU)
         for name in ("hyp_len", "ref_len", "segments"):
             _require_count(getattr(self, name), name)
         for name in ("matches", "totals"):
@@ -124,6 +126,15 @@ class Statistics:
             "matches": list(self.matches),
             "totals": list(self.totals),
         }
+
+
+def _plain_counts(statistics):
+    """Whether every count of `statistics` is an int (not a bool, not a subclass), none negative, and no order's matches
+    exceed its totals: `Statistics.__post_init__`'s checks all passing, asked at once (False: they are run one by
+    one, and raise the first error as they always did)."""
+    counts = (statistics.hyp_len, statistics.ref_len, statistics.segments, *statistics.matches, *statistics.totals)
+    return (set(map(type, counts)) <= {int} and min(counts) >= 0
+            and all(map(int.__le__, statistics.matches, statistics.totals)))
 
 
 def segment_statistics(hypothesis, references, *, max_order, options=Options(), count_matches=None):
@@ -325,7 +336,8 @@ def parse_weights(weights, *, default_max_order=4):
     """Validate w_n: a non-empty sequence of finite, non-negative numbers, not all zero."""
     if weights is None:
         return (Fraction(1, default_max_order),) * default_max_order
-    if type(weights) is tuple and weights and all(type(w) is Fraction and w >= 0 for w in weights) and any(weights):
+    if type(weights) is tuple and weights and all(type(w) is Fraction and w.numerator >= 0 for w in weights) and any(
+            w.numerator for w in weights):  # (a Fraction's sign is its numerator's: compared as ints, not Fractions)
         return weights  # already parsed (corpus_bleu passes its parsed weights on)
     if isinstance(weights, (str, bytes, Set, Mapping)) or not hasattr(weights, "__iter__"):
         raise BleuTypeError(
@@ -365,11 +377,20 @@ def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothi
     w, smoothing = _scoring_arguments(weights, options, smoothing, level)
     if not _keepable(statistics, options):
         return _scored(statistics, w, options, smoothing, level)
-    key = (statistics, w, tuple(getattr(options, name) for name in SCORING_OPTIONS), smoothing, level)
+    key = (statistics, _weights_key(w), tuple(getattr(options, name) for name in SCORING_OPTIONS), smoothing, level)
     kept = _KEPT_RESULTS.get(key)
     if kept is None:  # (a refusal is raised every time: never kept)
         kept = _KEPT_RESULTS.keep(key, _scored(statistics, w, options, smoothing, level))
     return kept if kept.options is options else replace(kept, options=options)
+
+
+def _weights_key(w):
+    """Parsed weights as a kept result's key has them: each Fraction as its (numerator, denominator), equal exactly
+    where the Fractions are (both in lowest terms) and hashed in C; a Fraction's own hash is computed in Python,
+    and a key is hashed up to four times a scoring (looked up, moved to the most recent, kept)."""
+    if all(type(x) is Fraction for x in w):
+        return tuple([(x.numerator, x.denominator) for x in w])
+    return w
 
 
 def _scoring_arguments(weights, options, smoothing, level):
