@@ -205,7 +205,7 @@ def _alternative_words(record, parts):
 def _input_json(request):
     """A replayable input as one line of JSON (what `check --replay` takes), every character that is not printable
     as its \\u escape (the same input)."""
-    return json_shown(json.dumps(request.replay_payload(), ensure_ascii=False))
+    return json_shown(json.dumps(request.replay_form(), ensure_ascii=False))
 
 
 def _is_reported(record):
@@ -269,7 +269,7 @@ class _KeptDeviations:
         if not room and len(self.records) >= GROUP_INPUTS_KEPT:
             return False
         payload = record.reported_input
-        text = json_shown(encode(payload.replay_payload(), ensure_ascii=False)) if payload is not None else None
+        text = json_shown(encode(payload.replay_form(), ensure_ascii=False)) if payload is not None else None
         key = text if text is not None else f"id:{record.id}"
         digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         if digest in self._inputs:
