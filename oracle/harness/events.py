@@ -285,11 +285,12 @@ def results_path(path):
     return path / RESULTS_FILE if path.is_dir() else path
 
 
-def iter_results(path, *, light=False):
+def iter_results(path, *, light=False, narrow=None):
     """The lines of a results.jsonl (a file, or a report directory holding one) as models, one at a time: the
     Header, the Records, the Footer (when the run wrote one). `light`: a good record (pass, rejected,
     not-applicable) that no baseline entry speaks for keeps only LIGHT_FIELDS (its request, expectation and
-    answer are dropped). Raises ResultsFormatError naming file:line."""
+    answer are dropped). `narrow`: a function given each record's plain JSON (after `light`) that returns the
+    fields its model is built of (a reader that needs fewer). Raises ResultsFormatError naming file:line."""
     path = results_path(path)
     with open(path, "rb") as handle:  # (lines split on "\n" alone, as written; each decoded where it is named)
         for number, raw in enumerate(handle, 1):
@@ -306,6 +307,8 @@ def iter_results(path, *, light=False):
                 raise ResultsFormatError(f"{path}:{number}: schema {obj.get('schema')!r}, expected {SCHEMA!r}")
             if kind == "record" and light:
                 obj = lightened(obj)
+            if kind == "record" and narrow is not None:
+                obj = narrow(obj)
             yield parse_line(obj, where=f"{path}:{number}")
 
 
@@ -319,13 +322,13 @@ def lightened(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def read_results(path, *, light=False, on_record=None) -> Results:
-    """Read a results.jsonl (a file, or a report directory holding one) into a Results. `light`: see
+def read_results(path, *, light=False, narrow=None, on_record=None) -> Results:
+    """Read a results.jsonl (a file, or a report directory holding one) into a Results. `light`, `narrow`: see
     `iter_results`. `on_record`: a function given each record instead of keeping it (`records`
     stays empty), so that a run of any length is read in bounded memory."""
     path = results_path(path)
     header, footer, records = None, None, []
-    for line in iter_results(path, light=light):
+    for line in iter_results(path, light=light, narrow=narrow):
         if isinstance(line, Header):
             header = line
         elif isinstance(line, Record):

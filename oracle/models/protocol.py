@@ -755,6 +755,16 @@ class ScoreRequest(Message):
         """The replayable form: the score command without `cmd` and `seq`."""
         return self.model_dump(mode="json", exclude={"cmd", "seq"}, exclude_none=True)
 
+    def replay_form(self) -> dict[str, Any]:
+        """`replay_payload()` to be encoded (JSON, once): each segment's hypothesis and references the request's own
+        values, as `wire_form` gives them (JSON writes a tuple of tokens as the list `replay_payload` makes of it, so
+        the text is the same), not a copy of every token sequence in lists (summary.md, junit.xml and the console
+        encode each failing record's input: reports-cost)."""
+        rest = self.model_dump(mode="json", exclude={"cmd", "seq", "segments"}, exclude_none=True)
+        segments = [{"hypothesis": s.hypothesis, "references": s.references} for s in self.segments]
+        return {name: segments if name == "segments" else rest[name]
+                for name in type(self).model_fields if name == "segments" or name in rest}
+
     @property
     def chosen_conventions(self) -> dict[str, str]:
         """name -> rule of the conventions the request carries (none: the profile's own)."""

@@ -69,7 +69,7 @@ def _tally(counts: dict[str, int]) -> str:
 
 def _input_text(record: Record) -> str | None:
     payload = record.reported_input
-    return json_shown(encode(payload.replay_payload(), ensure_ascii=False)) if payload is not None else None
+    return json_shown(encode(payload.replay_form(), ensure_ascii=False)) if payload is not None else None
 
 
 def _cut(text: str, limit: int = INPUT_SHOWN) -> str:

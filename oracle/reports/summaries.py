@@ -53,15 +53,13 @@ from oracle.harness.events import (
     Results,
     RootCauseTally,
     count_outcomes,
-    lightened,
     read_results,
     results_path,
 )
 from oracle.harness.stages import RECORD_TOKEN_LIMIT
 from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import encode
-from oracle.models.results import Record, cause_name, parse_line
-from oracle.models.wire import json_value
+from oracle.models.results import Record, cause_name
 from oracle.signals import signals_deferred
 
 from .staging import ReportDirectory, write_atomically
@@ -207,7 +205,7 @@ def _alternative_words(record, parts):
 def _input_json(request):
     """A replayable input as one line of JSON (what `check --replay` takes), every character that is not printable
     as its \\u escape (the same input)."""
-    return json_shown(json.dumps(request.replay_payload(), ensure_ascii=False))
+    return json_shown(json.dumps(request.replay_form(), ensure_ascii=False))
 
 
 def _is_reported(record):
@@ -271,7 +269,7 @@ class _KeptDeviations:
         if not room and len(self.records) >= GROUP_INPUTS_KEPT:
             return False
         payload = record.reported_input
-        text = json_shown(encode(payload.replay_payload(), ensure_ascii=False)) if payload is not None else None
+        text = json_shown(encode(payload.replay_form(), ensure_ascii=False)) if payload is not None else None
         key = text if text is not None else f"id:{record.id}"
         digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         if digest in self._inputs:
@@ -651,17 +649,60 @@ def _record_section(record, show_status=True, run_names=()):
 
 
 def _detail(record, run_names=()):
-    parts = [record.message]
-    classification = record.classification
-    if classification is not None and classification.name:
-        cause, own = run_name_of(classification.signature_parts, run_names), classification.name
-        fits = "" if cause == classification.parts else f" (this input fits {own} as well)"
-        parts.append(f"root cause: {cause_name(cause)}{fits}: {describe_as(classification, cause)}")
+    before, after = _detail_around_cause(record)
+    cause = _cause_line(_CauseOf.of(record.classification), run_names)
+    return before + (cause if cause is not None else "") + after
+
+
+def _detail_around_cause(record):
+    """(what a <failure>'s text holds before its "root cause: ..." line, what it holds after it): the message and
+    a line break before it when there is a message, a line break and the reproduction and the input after it. Joined
+    around the cause line (or around nothing, for a record without one), they are `_detail`'s text."""
+    head = [record.message] if record.message else []
+    tail = []
     if record.reproduce:
-        parts.append(f"reproduce: {record.reproduce}")
+        tail.append(f"reproduce: {record.reproduce}")
     if record.replay is not None:
-        parts.append("input: " + _junit_input(record.replay))
-    return "\n".join(p for p in parts if p)
+        tail.append("input: " + _junit_input(record.replay))
+    if _CauseOf.of(record.classification) is None:
+        return "\n".join(head + tail), ""
+    return "".join(f"{part}\n" for part in head), "".join(f"\n{part}" for part in tail)
+
+
+@dataclass(frozen=True)
+class _CauseOf:
+    """What a classified record's "root cause: ..." line in junit.xml reads of its classification (`_cause_line`):
+    kept, a few names and a description, in place of the record until the run's causes are known (`JunitCases`)."""
+
+    signature_parts: tuple[tuple[str, ...], ...]
+    parts: tuple[str, ...]
+    name: str
+    description: str
+
+    @classmethod
+    def of(cls, classification):
+        """None for a record without a named classification (its failure text names no cause)."""
+        if classification is None or not classification.name:
+            return None
+        return cls(classification.signature_parts, classification.parts, classification.name,
+                   classification.description)
+
+    def to_json(self) -> str:
+        return json.dumps([self.signature_parts, self.parts, self.name, self.description])
+
+    @classmethod
+    def from_json(cls, text: str):
+        signature, parts, name, description = json.loads(text)
+        return cls(tuple(tuple(cause) for cause in signature), tuple(parts), name, description)
+
+
+def _cause_line(cause_of, run_names):
+    """The "root cause: ..." line of a classified record's failure text (None: it has no named classification)."""
+    if cause_of is None:
+        return None
+    cause, own = run_name_of(cause_of.signature_parts, run_names), cause_of.name
+    fits = "" if cause == cause_of.parts else f" (this input fits {own} as well)"
+    return f"root cause: {cause_name(cause)}{fits}: {describe_as(cause_of, cause)}"
 
 
 def _junit_input(request):
@@ -690,8 +731,10 @@ def _junit_category(record):
     return None
 
 
-def _testcase(record, run_names=()):
-    """One record's <testcase> element (classname bleu-oracle.<kind>s)."""
+def _testcase(record, run_names=(), *, cause_at=None):
+    """One record's <testcase> element (classname bleu-oracle.<kind>s). `cause_at`: a text put where a classified
+    record's failure text names its root cause, in place of the cause (`JunitCases`: the run's causes are not known
+    yet); unused for a record whose <testcase> has no failure text or that names no cause."""
     case = ET.Element(
         "testcase", classname=f"bleu-oracle.{record.kind}s", name=xml_text(record.id), time=f"{record.duration:.6f}"
     )
@@ -726,7 +769,10 @@ def _testcase(record, run_names=()):
         properties = ET.SubElement(case, "properties")
         ET.SubElement(properties, "property", name="convention", value=xml_text(record.convention or ""))
         ET.SubElement(case, "system-out").text = xml_text(record.message)
-    if element is not None:
+    if element is not None and cause_at is not None and _CauseOf.of(record.classification) is not None:
+        before, after = _detail_around_cause(record)
+        element.text = xml_text(before) + cause_at + xml_text(after)  # (`shown`: character by character)
+    elif element is not None:
         element.text = xml_text(_detail(record, run_names))
     if record.stderr:
         ET.SubElement(case, "system-err").text = xml_text(record.stderr[-20000:])
@@ -745,77 +791,72 @@ def _start_tag(tag, **attributes):
     return empty[: -len(" />")] + ">"
 
 
-#: A spooled line that stands for a classified record's <testcase> (`JunitCases`): a character `xml_text` never lets
-#: through, so no line of a <testcase> is this.
-_DEFERRED = "\x00\n"
+#: Where a classified record's failure text names its root cause, in its spooled <testcase> (`JunitCases`): a character
+#: `xml_text` never lets through, so no other text of a <testcase> holds it.
+_CAUSE_HERE = "\x00"
+#: The start of a spooled line that stands for a classified record's <testcase>, its text around the cause and the
+#: classification's names (JSON, one line): no line of a <testcase> starts so.
+_DEFERRED = "\x00"
 
 
 class JunitCases:
     """Each record's <testcase>, spooled per kind as the records go by (`add`), so that the pass that tallies a
     run's records (`SummaryTally`) also makes junit.xml's test cases and results.jsonl is read once. A classified
     record's failure text names the run's root causes, known only once every record is tallied: its <testcase> is
-    built when the suite is written (`write`), the record read again from `stream` (only those records' lines are
-    parsed), or, with no stream (records given in memory), kept. Memory holds one record at a time."""
+    spooled without that line, beside the few names of its classification the line is made of (`_CauseOf`), and
+    completed when the suite is written (`write`). Memory holds one record at a time (the records are not read
+    again)."""
 
-    def __init__(self, stack: contextlib.ExitStack, stream: Path | None = None):
-        self._stack, self._stream = stack, stream
+    def __init__(self, stack: contextlib.ExitStack):
+        self._stack = stack
         self._spools: dict[str, IO[str]] = {}
-        #: kind -> its classified records, by their place in the stream (1: the first record), or themselves
-        self._deferred: dict[str, list] = {}
-        self._records = 0
 
     def add(self, record):
-        self._records += 1
         kind = record.kind
         if kind not in self._spools:
             self._spools[kind] = self._stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
-        classification = record.classification
-        if classification is not None and classification.name:  # (`_detail` names its run-wide cause)
-            self._deferred.setdefault(kind, []).append(self._records if self._stream is not None else record)
-            self._spools[kind].write(_DEFERRED)
-        else:  # (its text does not depend on the other records)
+        cause_of = _CauseOf.of(record.classification)
+        if cause_of is None:  # (its text does not depend on the other records)
             self._spools[kind].write(_element_text(_testcase(record), 2))
+            return
+        text = _element_text(_testcase(record, cause_at=_CAUSE_HERE), 2)
+        if _CAUSE_HERE not in text:  # (no failure text: a known deviation)
+            self._spools[kind].write(text)
+            return
+        if text.count(_CAUSE_HERE) != 1:  # (a NUL in the kind, which is not escaped: the record spooled whole)
+            self._spools[kind].write(_DEFERRED + json.dumps(["", None, record.model_dump_json()]) + "\n")
+            return
+        head, _, tail = text.partition(_CAUSE_HERE)
+        self._spools[kind].write(_DEFERRED + json.dumps([head, cause_of.to_json(), tail]) + "\n")
 
     def write(self, kind, out, run_names):
         """The suite `kind`'s test cases, in the order of the run, to `out`."""
         spool = self._spools.get(kind)
         if spool is None:
             return
-        deferred = self._deferred.get(kind, [])
-        again = iter(deferred) if self._stream is None else _records_at(self._stream, deferred)
         spool.seek(0)
         for line in spool:
-            if line == _DEFERRED:
-                out.write(_element_text(_testcase(next(again), run_names), 2))
-            else:
+            if not line.startswith(_DEFERRED):
                 out.write(line)
-
-
-#: The fields of a record line no <testcase> reads (`_testcase`, `_detail`): left out before a classified record read
-#: again for junit.xml is validated (a failing record's request, as large as its replayable input, is half its line).
-_NOT_IN_TESTCASE = ("request", "related", "expected", "actual", "shrunk")
-
-
-def _records_at(path, places):
-    """The records at `places` (ascending; 1: the first record) of the results.jsonl `path`, read as `iter_results`
-    reads them (light), without the fields no <testcase> reads (`_NOT_IN_TESTCASE`); the other lines are not parsed
-    (a record's place: its non-blank line after the header)."""
-    wanted = iter(places)
-    place = next(wanted, None)
-    seen = -1  # (the header's line is place 0)
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, 1):
-            if place is None:
-                return
-            if not raw.strip():
                 continue
-            seen += 1
-            if seen == place:
-                line = lightened(json_value(raw.decode("utf-8")))
-                for name in _NOT_IN_TESTCASE:
-                    line.pop(name, None)
-                yield parse_line(line, where=f"{path}:{number}")
-                place = next(wanted, None)
+            head, cause_of, tail = json.loads(line[len(_DEFERRED):])
+            if cause_of is None:  # (the rare record spooled whole: its <testcase> built again)
+                out.write(_element_text(_testcase(Record.model_validate_json(tail), run_names), 2))
+                continue
+            out.write(head + _text_escaped(xml_text(_cause_line(_CauseOf.from_json(cause_of), run_names))) + tail)
+
+
+def _text_escaped(text):
+    """`text` as ElementTree writes an element's text (`&`, `<`, `>` escaped)."""
+    if not text:
+        return ""
+    return ET.tostring(_text_element(text), encoding="unicode")[len("<x>"):-len("</x>")]
+
+
+def _text_element(text):
+    element = ET.Element("x")
+    element.text = text
+    return element
 
 
 def write_junit(out, results, records, summary, cases=None):
@@ -940,18 +981,33 @@ def write_derived_reports(report_dir, junit=None, badge_file=None, *, into: Deri
     return derived.written
 
 
+#: The fields of a record line no report reads (summary.md, junit.xml, the console: `SummaryTally`, `JunitCases`):
+#: a metamorphic record's original input (`related`) always, and the request sent (as large as the replayable
+#: input) where the record reports another input (its shrunk or replayable one: `events.input_size` reads the
+#: request only of a record without either).
+_UNREPORTED = ("related",)
+
+
+def for_reports(line: dict) -> dict:
+    """A record's line (plain JSON, as read) without the fields no report reads (`_UNREPORTED`, and the request of
+    a record that reports another input): less to validate, the same reports (tests/reports/test_summaries.py)."""
+    if line.get("shrunk") is None and line.get("replay") is None:
+        return {name: value for name, value in line.items() if name not in _UNREPORTED}
+    return {name: value for name, value in line.items() if name not in _UNREPORTED and name != "request"}
+
+
 def _derive(path, markdown, junit, badge_file=None):
     """(the run's Results without its records, their SummaryTally, the paths written): the reports of the
     results.jsonl `path`, from one pass over it (`write_derived_reports`)."""
     summary = SummaryTally()
     with contextlib.ExitStack() as stack:
-        cases = JunitCases(stack, path)
+        cases = JunitCases(stack)
 
         def add(record):
             summary.add(record)
             cases.add(record)
 
-        results = read_results(path, light=True, on_record=add)
+        results = read_results(path, light=True, narrow=for_reports, on_record=add)
         written = write_reports(results, markdown=markdown, junit=junit, badge_file=badge_file, summary=summary,
                                 cases=cases)
     return results, summary, written

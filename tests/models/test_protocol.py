@@ -734,3 +734,23 @@ def test_derived_counts_are_the_copys_own_when_a_copy_replaces_the_segments():
     fresh = ScoreRequest(level="corpus", weights=(0.5, 0.5), tokenize="13a",
                          segments=[Segment(hypothesis="ab cd", references=["ab", "x"])])
     assert fresh == text and fresh.to_json() == text.to_json() and "token_count" not in text.to_json()
+
+
+def test_replay_form_encodes_as_the_replay_payload():
+    """reports-cost: the reports encode a failing record's input from `replay_form` (the request's own token tuples)
+    rather than `replay_payload` (every sequence copied into a list): the same text, compact (`encode`, a sequence
+    past LONG_SEQUENCE spliced in pieces) and as json.dumps writes it (summary.md, junit.xml), for a token request
+    with conventions and smoothing, a text request, and one whose sequences are longer than LONG_SEQUENCE."""
+    from oracle.models.wire import LONG_SEQUENCE, encode
+
+    tokens = ScoreRequest.from_json(score_json(conventions={"empty_order": "skip"}))
+    text = ScoreRequest(level="corpus", weights=(0.5, 0.5), tokenize="13a",
+                        segments=[Segment(hypothesis="ab cd\u2028", references=["ab", "x"])])
+    long = ScoreRequest(level="sentence", weights=(1.0,), lowercase=True,
+                        segments=[Segment(hypothesis=("é",) * (LONG_SEQUENCE + 1), references=(("a", "é"),) * 2)])
+    for request in (tokens, text, long):
+        for ascii_only in (True, False):
+            assert encode(request.replay_form(), ensure_ascii=ascii_only) == encode(
+                request.replay_payload(), ensure_ascii=ascii_only)
+            assert json.dumps(request.replay_form(), ensure_ascii=ascii_only) == json.dumps(
+                request.replay_payload(), ensure_ascii=ascii_only)
