@@ -4,7 +4,8 @@ built and for one replaced, shrunk or grown (a test's own catalogue), asked befo
 The reference is the catalogue read now (`known_names_afresh`: the declared computations, then each replayed
 mechanism), and by hand: a catalogue of no mechanism leaves the computations' names alone.
 
-Holds: oracle.diagnose.mechanisms
+What it tests is the package's own `__init__` (oracle/diagnose/mechanisms/__init__.py), which the layout rule's
+`Holds:` lines do not name: a package's `__init__` is no module there (tests/repository/test_layout.py).
 """
 
 from __future__ import annotations
