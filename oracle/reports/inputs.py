@@ -20,6 +20,7 @@ summary.md about 1.2 MB and its junit.xml 0.5-0.75 MB.
 from __future__ import annotations
 
 import json
+import json.encoder
 import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -157,12 +158,23 @@ def _pieces(request: ScoreRequest, item: str, key: str) -> Iterator[tuple[str, i
 
 def _sequence(tokens, item: str) -> Iterator[tuple[str, int]]:
     if isinstance(tokens, str):  # a text request's raw text: one string
-        yield json_shown(json.dumps(tokens, ensure_ascii=False)), len(tokens)
+        yield _quoted(tokens), len(tokens)
         return
     yield "[", 0
     for index, token in enumerate(tokens):
-        yield (item if index else "") + json_shown(json.dumps(token, ensure_ascii=False)), 1
+        yield (item if index else "") + _quoted(token), 1
     yield "]", 0
+
+
+def _quoted(text: str) -> str:
+    """`text` as a JSON string, as `json.dumps(text, ensure_ascii=False)` writes it (its C function, without the
+    encoder json.dumps builds a call: a few hundred tokens an excerpt), each character that is not printable
+    escaped (`json_shown`)."""
+    quoted = _JSON_STRING(text)
+    return quoted if quoted.isprintable() else json_shown(quoted)
+
+
+_JSON_STRING = json.encoder.encode_basestring
 
 
 def _text_cut(quoted: str, room: int) -> tuple[str, int]:
@@ -172,7 +184,7 @@ def _text_cut(quoted: str, room: int) -> tuple[str, int]:
     value = json.loads(quoted)
     count = max(1, room - 1)
     while True:
-        part = json_shown(json.dumps(value[:count], ensure_ascii=False))[:-1]
+        part = _quoted(value[:count])[:-1]
         if len(part) <= room or count == 1:
             return part, count
         count = max(1, count - (len(part) - room))
