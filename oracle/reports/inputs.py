@@ -10,11 +10,11 @@ how many tokens of how many it shows and where the whole input is.
 
 Why the bound is 2,000 characters: about 25 lines of an 80-column view and, on the search's inputs, 140 to 330
 tokens (6 to 14 characters of JSON a token, with its quotes and separator): what a reader compares by eye in a
-summary or a CI test view. A shrunk input is far below it (2 to 4 tokens, under 300 characters, on the five
-structural runs of benchmarks/README.md, "report-size"); what passes it is an unshrunk input (a later failure of a
-kind in its block of 50 examples), up to the 131,272 tokens (919,184 characters) of a search's longest runs, which
-nobody reads in a report: its shape and its place are what a reader uses. Writing those whole made a failing run's
-summary.md about 1.2 MB and its junit.xml 0.5-0.75 MB.
+summary or a CI test view. A shrunk input is nearly always far below it (101 of the 105 shrunk inputs of the five
+structural runs of benchmarks/README.md, "report-size", under 400 characters); what passes it is mostly an unshrunk
+input (a later failure of a kind in its block of 50 examples), up to the 131,272 tokens (919,184 characters) of a
+search's longest runs, which nobody reads in a report: its shape and its place are what a reader uses. Writing those
+whole made a failing run's summary.md about 1.2 MB and its junit.xml 0.5-0.75 MB.
 """
 
 from __future__ import annotations
