@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from oracle.diagnose.classify import describe_as
-from oracle.escaping import json_shown, shown
+from oracle.escaping import shown
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
 from oracle.harness.events import RESULTS_FILE, RootCauseGroup
-from oracle.models.protocol import encode
 from oracle.models.results import GateSummary, Record, cause_name
 
+from .inputs import INPUT_PRINTED_CHARACTERS, INPUT_SHOWN_CHARACTERS, InputShown, input_shown
 from .summaries import DerivedReports, DeviationGroup, divergence_said
 
 #: Distinct inputs `check` prints at the end of a run without -v (every deviation is in results.jsonl and
@@ -31,8 +31,9 @@ from .summaries import DerivedReports, DeviationGroup, divergence_said
 PRINTED_DEVIATIONS = 20
 #: Distinct inputs printed per group without -v.
 INPUTS_PER_GROUP = 3
-#: Characters of an input printed without -v (one that shrinking did not reduce can be long).
-INPUT_SHOWN = 600
+#: Characters of an input that shrinking did not reduce printed without -v (`inputs.INPUT_PRINTED_CHARACTERS`); with
+#: -v, and for a shrunk input, up to `inputs.INPUT_SHOWN_CHARACTERS`, as summary.md and junit.xml show it.
+INPUT_SHOWN = INPUT_PRINTED_CHARACTERS
 
 
 def gone(baseline: GateSummary | None) -> tuple[int, int] | None:
@@ -67,14 +68,13 @@ def _tally(counts: dict[str, int]) -> str:
     return ", ".join(f"{v} {k}" for k, v in counts.items() if v)
 
 
-def _input_text(record: Record) -> str | None:
-    payload = record.reported_input
-    return json_shown(encode(payload.replay_form(), ensure_ascii=False)) if payload is not None else None
-
-
-def _cut(text: str, limit: int = INPUT_SHOWN) -> str:
-    """An input too large to print whole (one that shrinking did not reduce), cut where the reader sees it is."""
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters; -v prints it whole)"
+def _input_line(shown_input: InputShown, *, more: bool = False) -> str:
+    """'input: {...}', or for an excerpt 'input (cut at ...; the whole input: ...): {... …}' (`inputs.InputShown`);
+    `more`: -v prints more of it."""
+    note = shown_input.note()
+    if note is not None and more:
+        note += "; -v prints more"
+    return f"input{f' ({note})' if note else ''}: {shown_input.text}"
 
 
 # -- check ---------------------------------------------------------------------------------------
@@ -148,17 +148,17 @@ def _print_group(out: IO[str], group: DeviationGroup, *, verbose: bool) -> int:
     cause = _root_cause(first, group.cause_parts or None)
     if cause:
         out.write(shown(f"  {cause}") + "\n")
-    seen: set[str] = set()
+    seen: set[bytes] = set()
     for kept in members:
-        key = kept.input if kept.input is not None else kept.record.id
-        if key in seen or (len(seen) >= INPUTS_PER_GROUP and not verbose):
+        if kept.key in seen or (len(seen) >= INPUTS_PER_GROUP and not verbose):
             continue
-        seen.add(key)
-        _print_input(out, kept.record, kept.input, verbose=verbose)
+        seen.add(kept.key)
+        brief = kept.brief if not verbose else None
+        _print_input(out, kept.record, brief or kept.input, more=brief is not None)
     return len(seen)
 
 
-def _print_input(out: IO[str], record: Record, text: str | None, *, verbose: bool) -> None:
+def _print_input(out: IO[str], record: Record, text: InputShown | None, *, more: bool) -> None:
     layer, order, message = record.layer, record.order, record.message
     if record.shrunk is not None:  # what the minimal input shows: its layer, order and message together
         layer, order, message = record.shrunk.layer or layer, record.shrunk.order, record.shrunk.message or message
@@ -166,7 +166,7 @@ def _print_input(out: IO[str], record: Record, text: str | None, *, verbose: boo
     # the implementation's message, the ids and the command are outside text: shown escaped, one line each
     out.write(shown(f"  {record.id}{where}" + (f": {message.strip()}" if message.strip() else "")) + "\n")
     if text is not None:
-        out.write(shown(f"    input: {text if verbose or record.shrunk is not None else _cut(text)}") + "\n")
+        out.write(shown(f"    {_input_line(text, more=more)}") + "\n")
     if record.reproduce:
         out.write(shown(f"    reproduce: {record.reproduce}") + "\n")
 
@@ -230,9 +230,12 @@ def _group_lines(group: RootCauseGroup, name: str, profile: str, status: dict[st
         said = divergence_said(layer, message)
         lines.append(f"  first divergence at {layer}" + (f" (order {order})" if order else "")
                      + (f": {said}" if said else ""))
-    text = _input_text(record)
-    if text is not None:
-        lines.append(f"  input: {text if verbose else _cut(text)}")
+    payload = record.reported_input
+    if payload is not None:  # (the smallest example: shrunk, or as short as the group's inputs get)
+        brief = not verbose and record.shrunk is None
+        text = input_shown(payload, record_id=record.id, reproduce=record.reproduce, compact=True,
+                           limit=INPUT_PRINTED_CHARACTERS if brief else INPUT_SHOWN_CHARACTERS)
+        lines.append(f"  {_input_line(text, more=brief)}")
     if record.reproduce:
         lines.append(f"  reproduce: {record.reproduce}")
     if group.name in status:

@@ -45,7 +45,7 @@ from typing import IO
 
 from oracle.diagnose.classify import describe_as
 from oracle.diagnose.cover import run_name_of
-from oracle.escaping import json_shown, markdown_block, markdown_code, xml_text
+from oracle.escaping import markdown_block, markdown_code, xml_text
 from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
@@ -56,12 +56,11 @@ from oracle.harness.events import (
     read_results,
     results_path,
 )
-from oracle.harness.stages import RECORD_TOKEN_LIMIT
 from oracle.models.outcomes import GOOD_OUTCOMES
-from oracle.models.protocol import encode
 from oracle.models.results import Record, cause_name
 from oracle.signals import signals_deferred
 
+from .inputs import INPUT_PRINTED_CHARACTERS, InputShown, input_shown
 from .staging import ReportDirectory, write_atomically
 
 DEVIATIONS_SHOWN = 50
@@ -176,7 +175,7 @@ def root_cause_section(groups):
                        + (f": {markdown_code(said)}" if said else ""))
         payload = record.reported_input
         if payload is not None:
-            out += ["- input:", "", *markdown_block(_input_json(payload), "json", indent="  ")]
+            out += _input_lines(record, payload)
         if record.reproduce:
             out += ["- reproduce:", "", *markdown_block(record.reproduce, "sh", indent="  ")]
     return out
@@ -202,10 +201,15 @@ def _alternative_words(record, parts):
     return mechanisms.describe_parts(parts)
 
 
-def _input_json(request):
-    """A replayable input as one line of JSON (what `check --replay` takes), every character that is not printable
-    as its \\u escape (the same input)."""
-    return json_shown(json.dumps(request.replay_form(), ensure_ascii=False))
+def _input_lines(record, request, minimal=False):
+    """summary.md's lines of a record's input (its shrunk one, `minimal`, or its replayable one): one line of JSON
+    (what `check --replay` takes) in a block, every character that is not printable as its \\u escape (the same
+    input), whole up to INPUT_SHOWN_CHARACTERS; past them an excerpt, its marker on the line before it
+    (`oracle.reports.inputs`)."""
+    shown = input_shown(request, record_id=record.id, reproduce=record.reproduce)
+    note = shown.note(markdown_code)
+    said = "; ".join(([] if not minimal else ["minimal"]) + ([note] if note else []))
+    return [f"- input{f' ({said})' if said else ''}:", "", *markdown_block(shown.text, "json", indent="  ")]
 
 
 def _is_reported(record):
@@ -216,11 +220,16 @@ def _is_reported(record):
 class KeptDeviation:
     """A deviation kept for the console: the record without its request, relation, stderr and replayable input,
     and that input (the shrunk one when shrinking found one) as one line of JSON, every character that is not
-    printable as its escape (None: the record has none). Its text, not its model: an unshrunk input can hold
-    thousands of tokens, each a string of its own once read back."""
+    printable as its escape, as the console shows it: whole up to INPUT_SHOWN_CHARACTERS, else an excerpt that says
+    so (`oracle.reports.inputs`), and `brief`, cut at INPUT_PRINTED_CHARACTERS, where the console's listing without
+    -v prints less of an input shrinking did not reduce (None: `input` is whole within it, or the record has no
+    input). Its text, not its model: an unshrunk input can hold thousands of tokens, each a string of its own once
+    read back. `key` tells distinct inputs apart (the record's id where it has none)."""
 
     record: Record
-    input: str | None
+    input: InputShown | None
+    key: bytes = b""
+    brief: InputShown | None = None
 
 
 @dataclass
@@ -269,15 +278,33 @@ class _KeptDeviations:
         if not room and len(self.records) >= GROUP_INPUTS_KEPT:
             return False
         payload = record.reported_input
-        text = json_shown(encode(payload.replay_form(), ensure_ascii=False)) if payload is not None else None
-        key = text if text is not None else f"id:{record.id}"
-        digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        shown = brief = None
+        if payload is not None:
+            shown = input_shown(payload, record_id=record.id, reproduce=record.reproduce, compact=True)
+            if record.shrunk is None and len(shown.text) > INPUT_PRINTED_CHARACTERS:
+                brief = input_shown(payload, record_id=record.id, reproduce=record.reproduce, compact=True,
+                                    limit=INPUT_PRINTED_CHARACTERS)
+        digest = _input_key(record, payload, shown)
         if digest in self._inputs:
             return False
         self._inputs.add(digest)
         slim = record.model_copy(update={"request": None, "related": None, "stderr": "", "replay": None})
-        self.records.append((position, KeptDeviation(slim, text)))
+        self.records.append((position, KeptDeviation(slim, shown, digest, brief)))
         return True
+
+
+def _input_key(record: Record, payload, shown: InputShown | None) -> bytes:
+    """What tells a kept deviation's input from another's: a digest of its text where it is shown whole; of its
+    excerpt, its size and the hash of its segments' token sequences where it is cut (the whole text of a long input
+    is never made: `oracle.reports.inputs`); of the record's id where it has no input."""
+    if shown is None:
+        key = f"id:{record.id}"
+    elif not shown.cut:
+        key = shown.text
+    else:
+        segments = hash(tuple((segment.hypothesis, segment.references) for segment in payload.segments))
+        key = f"{shown.text}\x00{payload.token_count}\x00{len(payload.segments)}\x00{segments}"
+    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class SummaryTally:
@@ -635,8 +662,7 @@ def _record_section(record, show_status=True, run_names=()):
             + (f": {markdown_code(description)}" if description else "")
         )
     if record.replay is not None:
-        lines += ["- input" + (" (minimal)" if shrunk else "") + ":", "",
-                  *markdown_block(_input_json(record.replay), "json", indent="  ")]
+        lines += _input_lines(record, record.replay, minimal=shrunk is not None)
     if record.reproduce:
         lines += ["- reproduce:", "", *markdown_block(record.reproduce, "sh", indent="  ")]
     stderr = record.stderr.strip()
@@ -663,7 +689,9 @@ def _detail_around_cause(record):
     if record.reproduce:
         tail.append(f"reproduce: {record.reproduce}")
     if record.replay is not None:
-        tail.append("input: " + _junit_input(record.replay))
+        shown = input_shown(record.replay, record_id=record.id, reproduce=record.reproduce)
+        note = shown.note()
+        tail.append(f"input{f' ({note})' if note else ''}: {shown.text}")
     if _CauseOf.of(record.classification) is None:
         return "\n".join(head + tail), ""
     return "".join(f"{part}\n" for part in head), "".join(f"\n{part}" for part in tail)
@@ -703,17 +731,6 @@ def _cause_line(cause_of, run_names):
     cause, own = run_name_of(cause_of.signature_parts, run_names), cause_of.name
     fits = "" if cause == cause_of.parts else f" (this input fits {own} as well)"
     return f"root cause: {cause_name(cause)}{fits}: {describe_as(cause_of, cause)}"
-
-
-def _junit_input(request):
-    """The replayable input in a JUnit failure, or, past RECORD_TOKEN_LIMIT tokens, its size: a record keeps such a
-    request by its shape alone, the replay file of its reproduction line holds it, and writing a 130,000-token
-    input into the page cost seconds a record."""
-    if request.token_count <= RECORD_TOKEN_LIMIT:
-        return _input_json(request)
-    segments = len(request.segments)
-    return (f"not shown: {request.token_count:,} tokens in {segments:,} segment{'' if segments == 1 else 's'}, more "
-            f"than the {RECORD_TOKEN_LIMIT:,} a record shows (the reproduction line sends it again)")
 
 
 def _junit_category(record):

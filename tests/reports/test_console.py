@@ -80,7 +80,8 @@ def test_fuzz_gives_an_explanations_value_only_under_the_groups_own_name(tmp_pat
 
 def test_fuzz_says_where_it_cuts_an_input_too_long_to_print(tmp_path):
     """An input shrinking did not reduce is printed cut without -v, and the cut says so (it was cut silently at
-    600 characters, a line that looked like whole but invalid JSON); -v prints it whole."""
+    600 characters, a line that looked like whole but invalid JSON); -v prints up to 2,000 characters, as summary.md
+    shows it (this one, some 3,300 characters, cut there too: tests/reports/test_inputs.py has the excerpt)."""
     long_input = {**_INPUT, "segments": [{"hypothesis": ["w"] * 400, "references": [["w"] * 400]}]}
     record = Record(id="random-0-4", kind="example", outcome="fail", layer="score", replay=long_input,
                     classification=Classification(name="weights=as-given", value=0.5), actual={"seq": 0, "score": 0.5},
@@ -89,7 +90,13 @@ def test_fuzz_says_where_it_cuts_an_input_too_long_to_print(tmp_path):
     short, whole = io.StringIO(), io.StringIO()
     print_fuzz(short, derived, [], report_dir=tmp_path)
     print_fuzz(whole, derived, [], report_dir=tmp_path, verbose=True)
-    cut_line = next(line for line in short.getvalue().splitlines() if line.startswith("  input: "))
-    whole_line = next(line for line in whole.getvalue().splitlines() if line.startswith("  input: "))
-    assert len(whole_line) > 600 + len("  input: ")  # 400 tokens on each side: some 3,300 characters
-    assert cut_line.endswith(f"... ({len(whole_line) - len('  input: '):,} characters; -v prints it whole)")
+    cut_line = next(line for line in short.getvalue().splitlines() if line.startswith("  input"))
+    longer_line = next(line for line in whole.getvalue().splitlines() if line.startswith("  input"))
+    # 400 tokens on each side, 800 in all: (`,"w"`, 4 characters a token: some 3,300 characters)
+    assert cut_line.startswith("  input (cut at 600 characters: ")
+    assert "of its 800 tokens shown (1 segment)" in cut_line and cut_line.endswith(' …,"weights":[1.0],'
+                                                                                  '"smoothing":{"method":"none"},'
+                                                                                  '"lowercase":false}')
+    assert "the whole input: results.jsonl (record random-0-4); -v prints more): " in cut_line
+    assert longer_line.startswith("  input (cut at 2,000 characters: ") and "-v prints more" not in longer_line
+    assert len(cut_line.partition("): ")[2]) <= 600 < len(longer_line.partition("): ")[2]) <= 2000
