@@ -164,7 +164,9 @@ def _multi_bleu_score(perl: str, script: str, what: str, request: ScoreRequest, 
             Path(f"{stem}{k}").write_text("".join(line(s.references[k]) + "\n" for s in request.segments),
                                           encoding="utf-8")
         hypotheses = "".join(line(s.hypothesis) + "\n" for s in request.segments)
-        command = [perl, script] + (["-lc"] if request.lowercase else []) + [str(stem)]
+        # the stem relative to the run's folder: the script's messages name it ("could not find reference file
+        # ref"), and a random folder's name in them made every run's record differ
+        command = [perl, script] + (["-lc"] if request.lowercase else []) + [stem.name]
         done = _run(command, stdin=hypotheses, cwd=tmp)
     if done.stdout.startswith("BLEU = 0, 0/0/0/0"):
         return ScoreAnswer(0.0)  # printed when the reference length is 0 (hyp_len there is a constant)

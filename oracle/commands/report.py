@@ -56,7 +56,9 @@ implementation (in process here), and everything is written under OUT/{DATA_DIR}
   real_data.jsonl        WMT17 newstest2017 en-de, 16 systems, corpus BLEU-4,
                          whitespace tokens, 1 reference and {1 + EXTRA_REFERENCES} (the reference plus
                          the {EXTRA_REFERENCES} alphabetically first other systems)
-  run.json               settings and versions
+  run.json               settings, versions and the CPU (architecture,
+                         model, widest x86 vector extension: a float32
+                         kernel's last bit can differ by it)
 
 Then the pages, rendered from those files only: README.md (index), matrix.md,
 real-data.md, implementations/NAME.md (one discrepancy report each) and

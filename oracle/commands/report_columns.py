@@ -302,8 +302,36 @@ def observe(settings: Settings) -> Observed:
         real_data=real_source,
         command=report_command(settings),
         date=date,
+        cpu=cpu_description(),
     )
     return Observed(run, [*profile_records(), *implementation_records])
+
+
+#: The x86 vector extensions that choose a float32 kernel (torch dispatches its vectorised log and exp on them),
+#: widest first: (/proc/cpuinfo's flag, its name).
+_VECTOR_EXTENSIONS = (("avx512f", "AVX-512"), ("avx2", "AVX2"))
+
+
+def describe_cpu(machine: str, cpuinfo: str) -> str:
+    """The CPU in a few words (run.json's "cpu"): the architecture `machine`, the first processor's model name and
+    the widest x86 vector extension it has, from `cpuinfo`, the text of /proc/cpuinfo ("" where there is none)."""
+    fields: dict[str, str] = {}
+    for line in cpuinfo.split("\n"):
+        key, colon, value = line.partition(":")
+        if colon:
+            fields.setdefault(key.strip(), value.strip())
+    flags = fields.get("flags", "").split()
+    vector = next((name for flag, name in _VECTOR_EXTENSIONS if flag in flags), "")
+    return ", ".join(part for part in (machine, fields.get("model name", ""), vector) if part)
+
+
+def cpu_description() -> str | None:
+    """This machine's CPU as `describe_cpu` gives it (None where nothing names it)."""
+    try:
+        cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        cpuinfo = ""
+    return describe_cpu(platform.machine() or platform.processor(), cpuinfo) or None
 
 
 #: What a forked column process reads (set before the pool forks, so nothing large is pickled).

@@ -55,6 +55,30 @@ def test_multi_bleu_detok_by_hand():  # (scripts/setup installs the script: six 
     assert script.score(_text("a b c d\u00a0e", "a b c d e")).score == 0.0
 
 
+def test_multi_bleu_names_its_reference_files_without_the_run_folder():
+    """multi-bleu.perl's refusal of a segment without references names the reference stem it could not find; the
+    stem is relative to the run's folder, so two runs give the same message (it named a random folder,
+    /tmp/bleu-oracle-multi-bleu-XXXXXXXX/ref, and every report's stream differed there)."""
+    import os
+
+    from oracle.adapters.base import AdapterUnavailable, Rejected
+
+    try:
+        script = load("multi-bleu")
+    except AdapterUnavailable as exc:
+        pytest.skip(f"multi-bleu.perl is not installed: {exc}")
+    empty = ScoreRequest(level="corpus", segments=[{"hypothesis": ["a"], "references": []}], weights=BLEU4,
+                         smoothing="none")
+    messages = []
+    for _ in range(2):
+        with pytest.raises(Rejected) as refused:
+            script.score(empty)
+        messages.append(str(refused.value))
+    assert messages[0] == messages[1]
+    assert messages[0] == (f"multi-bleu.perl exited 2: ERROR: could not find reference file ref at "
+                           f"{os.environ['BLEU_ORACLE_MULTI_BLEU']} line 32.")  # (line 32 of the script: its `die`)
+
+
 def _mteval_xml(tmp_path, hypothesis, reference):
     """mteval-v13a.pl's output on one segment given as XML (its Twig reader keeps a segment's text as written,
     line breaks included; its SGML reader joins whitespace first), case kept (-c)."""

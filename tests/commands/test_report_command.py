@@ -86,6 +86,35 @@ def test_the_report_is_dated_by_the_day_it_observed(runs):
     assert f"against its exact BLEU oracle on {EPOCH_DAY}:" in (runs[0] / "index.html").read_text(encoding="utf-8")
 
 
+def test_the_report_records_the_cpu_it_ran_on_and_the_run_line_says_it(runs):
+    """run.json names the CPU (a float32 kernel's last bit differs by it: the trophy case's torchtext-float32), and
+    the settings line in README.md says it; a second run on this machine writes the same words."""
+    from oracle.commands.report_columns import cpu_description
+
+    cpu = json.loads((runs[0] / DATA_DIR / "run.json").read_text(encoding="utf-8"))["cpu"]
+    assert cpu and cpu == cpu_description()
+    assert f"Python {read_data(runs[0]).run.python}, on {cpu};" in (runs[0] / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("machine", "cpuinfo", "expected"), [
+    # x86: the first processor's model name and the widest vector extension of its flags
+    ("x86_64", "processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Processor\nflags\t\t: fpu sse2 avx avx2 avx512f "
+     "avx512bw\n\nprocessor\t: 1\nmodel name\t: Intel(R) Xeon(R) Processor\n",
+     "x86_64, Intel(R) Xeon(R) Processor, AVX-512"),
+    ("x86_64", "model name\t: AMD EPYC 7R13 Processor\nflags\t\t: fpu sse2 avx avx2 fma\n",
+     "x86_64, AMD EPYC 7R13 Processor, AVX2"),
+    ("x86_64", "model name\t: QEMU Virtual CPU version 2.5+\nflags\t\t: fpu sse2\n",
+     "x86_64, QEMU Virtual CPU version 2.5+"),
+    ("aarch64", "processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\n", "aarch64"),
+    ("arm64", "", "arm64"),  # no /proc/cpuinfo (macOS)
+    ("", "", ""),
+])
+def test_the_cpu_is_described_by_architecture_model_and_widest_vector_extension(machine, cpuinfo, expected):
+    from oracle.commands.report_columns import describe_cpu
+
+    assert describe_cpu(machine, cpuinfo) == expected
+
+
 def test_without_source_date_epoch_the_report_is_dated_today(monkeypatch):
     import datetime
 

@@ -310,11 +310,12 @@ def test_a_bounded_list_of_inputs_says_how_many_more_and_where():
                          "index.html's plot)")
 
 
-def _trophy_now(entry_id: str, score: float, *, tolerance: bool = True) -> str:
-    """What the trophy case says of curated entry `entry_id` re-run through its installed implementation, which now
-    answers `score`, its curated class found again (the fixture's view, one re-run added; `tolerance` False: the
-    entry without its `reproduced_within`)."""
+def _trophy_view(entry_id: str, score: float, *, tolerance: bool = True, cpu: str | None = None) -> ReportView:
+    """The fixture's view with curated entry `entry_id` re-run through its installed implementation, which now
+    answers `score`, its curated class found again (`tolerance` False: the entry without its `reproduced_within`;
+    `cpu`: run.json's, None as in data written before it was recorded)."""
     data = read_data(FIXTURE)
+    data = dataclasses.replace(data, run=data.run.model_copy(update={"cpu": cpu}))
     entries = [entry if tolerance or entry.id != entry_id else entry.model_copy(update={"reproduced_within": None})
                for entry in data.discrepancies]
     entry = next(entry for entry in entries if entry.id == entry_id)
@@ -322,8 +323,13 @@ def _trophy_now(entry_id: str, score: float, *, tolerance: bool = True) -> str:
                 if row.name == entry.implementation else row for row in data.implementations]
     rerun = Rerun(entry.implementation, entry.version, entry.profile, Answer("score", score=score), None,
                   Verdict(False, "float32", (entry_id,)), reproduced=True)
-    view = ReportView(dataclasses.replace(data, discrepancies=entries, implementations=registry,
+    return ReportView(dataclasses.replace(data, discrepancies=entries, implementations=registry,
                                           reruns={**data.reruns, entry_id: [rerun]}))
+
+
+def _trophy_now(entry_id: str, score: float, *, tolerance: bool = True, cpu: str | None = None) -> str:
+    """What the trophy case says of curated entry `entry_id` re-run now (`_trophy_view`)."""
+    view = _trophy_view(entry_id, score, tolerance=tolerance, cpu=cpu)
     return next(trophy.now for trophy in view.trophies if trophy.id == entry_id)
 
 
@@ -332,8 +338,54 @@ def test_the_trophy_re_run_compares_the_answer_with_the_recorded_one_within_the_
     step (6.0e-8) away: reproduced within the entry's `reproduced_within` (2**-21 relative, 3.2e-7 here), not within
     the numeric contract (6.7e-10) once the entry states none; the recorded value itself reproduces either way, and
     ten steps (6.0e-7) away do not, though the class is found again each time."""
-    assert _trophy_now("torchtext-float32", 0.6687402725219727) == "reproduced with 0.18.0"
+    assert _trophy_now("torchtext-float32", 0.6687402725219727).startswith("reproduced with 0.18.0 within")
+    assert _trophy_now("torchtext-float32", 0.6687403321266174) == "reproduced with 0.18.0"
     assert _trophy_now("torchtext-float32", 0.6687403321266174, tolerance=False) == "reproduced with 0.18.0"
     assert _trophy_now("torchtext-float32", 0.6687402725219727, tolerance=False) == (
         "not reproduced with 0.18.0 (now answers 0.6687402725219727 where 0.6687403321266174 was recorded)")
     assert _trophy_now("torchtext-float32", 0.6687403321266174 - 10 * 2.0 ** -24).startswith("not reproduced")
+
+
+def test_a_trophy_reproduced_only_within_its_entrys_tolerance_says_what_it_answered_and_on_which_cpu():
+    """"reproduced" beside "it answers 0.6687403321266174" read as if this run answered that: where only the entry's
+    `reproduced_within` (not the numeric contract) holds, the line gives the score answered now and the CPU run.json
+    names, or says that it names none; within the contract it adds nothing."""
+    recorded, xeon = 0.6687403321266174, 0.6687402725219727  # the entry's two values (its `why`)
+    assert _trophy_now("torchtext-float32", xeon, cpu="x86_64, Intel(R) Xeon(R) Processor, AVX-512") == (
+        "reproduced with 0.18.0 within the entry's own tolerance, not the numeric contract: this run answers "
+        "0.6687402725219727 (on x86_64, Intel(R) Xeon(R) Processor, AVX-512) where 0.6687403321266174 was recorded")
+    assert _trophy_now("torchtext-float32", xeon).endswith(
+        "answers 0.6687402725219727 (on a CPU the run did not record) where 0.6687403321266174 was recorded")
+    assert _trophy_now("torchtext-float32", recorded * (1 + 5e-10), cpu="x86_64") == "reproduced with 0.18.0"
+
+
+def test_the_trophy_case_says_what_a_re_run_compares_and_shows_an_entrys_own_tolerance():
+    """The trophy page's count of reproduced entries says what was compared (the class, and the recorded score
+    within the contract or the entry's own tolerance, naming the entries that state one) and on which CPU; the
+    entry with a tolerance shows it, with its why; an entry with none shows no such line."""
+    view = _trophy_view("torchtext-float32", 0.6687402725219727, cpu="x86_64, Intel(R) Xeon(R) Processor, AVX-512")
+    page = environment().get_template("trophies.md.j2").render(view=view)
+    (intro,) = [line for line in page.split("\n") if "reproduced in this run" in line]
+    assert intro.split("reproduced in this run", 1)[1] == (
+        " with the versions installed here, on x86_64, Intel(R) Xeon(R) Processor, AVX-512: each one's minimal "
+        "example re-run now through the implementation's adapter, the answer attributed to the same curated class "
+        "and, where the entry recorded a score, that score answered again within the numeric contract "
+        "(|answer − recorded| ≤ 1e-12 + 1e-09 · |recorded|), or within the entry's own `reproduced_within` where it "
+        "states one (float32 kernels that round the last bit differently by CPU: `torchtext-float32`).")
+    section = page.split("## torchtext-float32\n", 1)[1].split("\n## ", 1)[0]
+    (within,) = [line for line in section.split("\n") if line.startswith("- **reproduced within**")]
+    assert within.startswith("- **reproduced within** 4.8e-07 relative: torch's vectorised float32 log and exp")
+    assert "0.6687402725219727 (on x86_64, Intel(R) Xeon(R) Processor, AVX-512) where" in section
+    other = page.split("## torchtext-zero-weight-order-unmatched-zero\n", 1)[1].split("\n## ", 1)[0]
+    assert "reproduced within" not in other
+
+
+def test_the_settings_line_names_the_cpu_with_its_controls_shown_as_escapes():
+    """run.json's "cpu" is outside text (/proc/cpuinfo's model name): the settings line (README.md, index.html)
+    names it with a control character as its escape; data written before it was recorded names none."""
+    data = read_data(FIXTURE)
+    assert ", on " not in ReportView(data).settings_lines[0]
+    cpu = "x86_64, Bad\x1b[31m CPU\u2028, AVX2"
+    line = ReportView(dataclasses.replace(data, run=data.run.model_copy(update={"cpu": cpu}))).settings_lines[0]
+    assert "\x1b" not in line and "\u2028" not in line
+    assert ", on x86_64, Bad\\x1b[31m CPUU+2028, AVX2;" in line  # (oracle.escaping.escape_character's forms)

@@ -114,6 +114,10 @@ class RunInfo(_File):
         default=None, pattern=r"^\d{4}-\d{2}-\d{2}$",
         description="The day the columns were observed (UTC, YYYY-MM-DD; SOURCE_DATE_EPOCH's day when set); "
         "absent in data written before it was recorded.")
+    cpu: str | None = Field(
+        default=None,
+        description="The CPU the columns ran on: architecture, model and widest x86 vector extension (a float32 "
+        "kernel's last bit can differ by it); absent in data written before it was recorded.")
 
 
 class ProfileEntry(_File):

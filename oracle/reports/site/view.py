@@ -12,6 +12,7 @@ from typing import Any
 from oracle.diagnose.discrepancies import reproduces
 from oracle.diagnose.judge import Contract as NumericContract
 from oracle.diagnose.judge import breaks_zero_rule
+from oracle.escaping import shown
 from oracle.harness.relations import RELATIONS
 from oracle.models.discrepancy import STAGES, Discrepancy
 from oracle.models.outcomes import parse_number as number
@@ -256,6 +257,17 @@ class Trophy:
     related: int  # how many related threads it links
     searched: str  # when its tracker was last searched (YYYY-MM-DD)
     now: str  # what this run's re-run shows
+    tolerance: str  # the entry's own `reproduced_within` in words ("" where it states none)
+
+
+def tolerance_text(entry: Discrepancy) -> str:
+    """A curated entry's own `reproduced_within` in words: its parts and why ("" where it states none)."""
+    within = entry.reproduced_within
+    if within is None:
+        return ""
+    parts = [f"{value:.2g} {name}" for value, name in ((within.relative, "relative"), (within.absolute, "absolute"))
+             if value]
+    return f"{' + '.join(parts)}: {within.why}"
 
 
 def answer_value(answer: dict[str, Any] | None) -> str:
@@ -372,7 +384,8 @@ class ReportView:
     def _settings_lines(self) -> list[str]:
         run = self.run
         return [
-            f"bleu-oracle {run.suite_version}, Python {run.python}; regenerate with `{run.command}`, re-render "
+            f"bleu-oracle {run.suite_version}, Python {run.python}{f', on {shown(run.cpu)}' if run.cpu else ''}; "
+            f"regenerate with `{run.command}`, re-render "
             "from `data/` with `bleu-oracle report --render-only`",
             f"random search: seed {run.seed}, {run.examples} inputs per implementation from "
             "`oracle.harness.generate` (the inputs `bleu-oracle check --seed S` sends), judged against the oracle "
@@ -698,7 +711,7 @@ class ReportView:
             now = "not re-run" + ("" if installed is not None and installed.installed else " (not installed here)")
         elif own.reproduced and not self._answers_otherwise(entry, own):
             version = installed.version if installed is not None and installed.version is not None else entry.version
-            now = f"reproduced with {version}"
+            now = f"reproduced with {version}" + self._within_tolerance_only(entry, own)
         elif own.reproduced:
             version = installed.version if installed is not None and installed.version is not None else "?"
             now = (f"not reproduced with {version} (now answers {fmt(own.answer.score, None)} where "
@@ -726,7 +739,21 @@ class ReportView:
             related=len(entry.upstream.related),
             searched=entry.upstream.searched,
             now=now,
+            tolerance=tolerance_text(entry),
         )
+
+    def _within_tolerance_only(self, entry: Discrepancy, own: Rerun) -> str:
+        """What a reproduced entry's line adds where this run's score is the recorded one only within the entry's
+        `reproduced_within`, not within the numeric contract: the score answered now, and on which CPU ("" where
+        the contract holds, or the entry records no score)."""
+        if entry.reproduced_within is None or "score" not in entry.example.implementation:
+            return ""
+        if reproduces(entry.model_copy(update={"reproduced_within": None}), own.answer.score):
+            return ""
+        cpu = f"on {self.run.cpu}" if self.run.cpu else "on a CPU the run did not record"
+        return (f" within the entry's own tolerance, not the numeric contract: this run answers "
+                f"{fmt(own.answer.score, None)} ({cpu}) where {answer_value(entry.example.implementation)} was "
+                "recorded")
 
     @staticmethod
     def _answers_otherwise(entry: Discrepancy, own: Rerun) -> bool:
