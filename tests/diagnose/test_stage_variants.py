@@ -6,7 +6,9 @@ The score stage's cells filled later (matrix-cells): each variant's value on a h
 and through the classifier, and a fake with each planted (its run's main cause).
 
 Holds: oracle.diagnose.counting, oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.combination,
-oracle.diagnose.classify (the lengths stage's readings and the length-and-clipping pair)
+    oracle.diagnose.classify
+
+(oracle.diagnose.classify for the lengths stage's readings and the length-and-clipping pair.)
 """
 
 from __future__ import annotations
