@@ -6,7 +6,9 @@ The score stage's cells filled later (matrix-cells): each variant's value on a h
 and through the classifier, and a fake with each planted (its run's main cause).
 
 Holds: oracle.diagnose.counting, oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.combination,
-oracle.diagnose.classify (the lengths stage's readings and the length-and-clipping pair)
+    oracle.diagnose.classify
+
+(oracle.diagnose.classify for the lengths stage's readings and the length-and-clipping pair.)
 """
 
 from __future__ import annotations
@@ -221,17 +223,6 @@ PLANTED_MATRIX = [
 ]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("bug", "name"), PLANTED_MATRIX, ids=[bug for bug, _ in PLANTED_MATRIX])
-def test_a_planted_score_stage_bug_is_its_runs_main_cause(tmp_path, bug, name):
-    """A whole `check` (40 examples) on each plant: the run's main cause is the variant planted."""
-    report = tmp_path / "report"
-    assert check(report, fake("plantedbleu", bug), examples=40) == 1
-    summary = (report / "summary.md").read_text()
-    line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
-    assert line.startswith(f"By root cause: {name} x")
-
-
 def test_a_macro_precision_of_one_order_is_left_to_the_mean_of_sentence_scores():
     # one order: the segments' precisions 4/5 and 2/2 averaged, 9/10, times the corpus's BP; where every segment's BP
     # is 1 that is the mean of the sentence scores, an earlier name, so the variant needs two orders in force
@@ -388,11 +379,15 @@ PLANTED_COUNTING = [
     ("precision-int-division", "precisions-integer-division"),
 ]
 
+#: Every plant of both sections above, each run once below.
+PLANTED = PLANTED_MATRIX + PLANTED_COUNTING
+
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("bug", "name"), PLANTED_COUNTING, ids=[bug for bug, _ in PLANTED_COUNTING])
-def test_a_planted_counting_stage_bug_is_its_runs_main_cause(tmp_path, bug, name):
-    """A whole `check` (40 examples) on each plant: the run's main cause is the variant planted."""
+@pytest.mark.parametrize(("bug", "name"), PLANTED, ids=[bug for bug, _ in PLANTED])
+def test_a_planted_stage_variant_is_its_runs_main_cause(tmp_path, bug, name):
+    """A whole `check` (40 examples) on each plant of the score stage's and the counting stages' sections: the run's
+    main cause is the variant planted."""
     report = tmp_path / "report"
     assert check(report, fake("plantedbleu", bug), examples=40) == 1
     summary = (report / "summary.md").read_text()

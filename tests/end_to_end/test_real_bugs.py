@@ -13,7 +13,7 @@ import json
 import math
 
 import pytest
-from fakes.harness import deviations, fake, run_cli
+from fakes.harness import clean_twin_tests, deviations, real_bug_check
 from fakes.realbleu import REAL_BUGS, Wrapper, answer
 
 
@@ -64,14 +64,7 @@ def test_the_clean_twin_scores_the_protocol_example():
                                    "bp": pytest.approx(math.exp(-1), rel=1e-12)}
 
 
-def _check(report, bug):
-    return run_cli("check", "--command", fake("realbleu", bug), "--no-cases", "--report", report, "--quiet")
-
-
-@pytest.mark.slow
-def test_the_clean_twin_conforms(tmp_path):
-    assert _check(tmp_path / "report", "clean") == 0
-    assert not deviations(tmp_path / "report")
+globals().update(clean_twin_tests("realbleu", "conforms"))  # a whole `check` (tests/fakes/harness.py)
 
 
 #: One bug of each of four kinds, among those the benchmark saw caught in seconds.
@@ -81,5 +74,5 @@ CAUGHT = ("references-transposed", "padding-counted", "percent-scale", "chen-che
 @pytest.mark.slow
 @pytest.mark.parametrize("bug", CAUGHT)
 def test_a_handful_of_real_bugs_are_caught(tmp_path, bug):
-    assert _check(tmp_path / "report", bug) == 1, f"{bug} ({REAL_BUGS[bug].url}) was not caught"
+    assert real_bug_check(tmp_path / "report", "realbleu", bug) == 1, f"{bug} ({REAL_BUGS[bug].url}) was not caught"
     assert deviations(tmp_path / "report")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from fakes.harness import Switches, attribution_module
+from fakes.harness import Switches, collection_tests
 from fakes.harness import score_request as _request
 from fakes.realbleu_heldout2 import HELDOUT2_BUGS, Heldout2Wrapper
 from fakes.realbleu_heldout2 import answer as heldout2_answer
@@ -73,6 +73,7 @@ CONDITIONAL = {
 SWITCHES = Switches(HELDOUT2_BUGS, Heldout2Wrapper, heldout2_answer, REQUESTS,
                     {bug: (feature, [neutral]) for bug, (feature, neutral) in CONDITIONAL.items()})
 globals().update(SWITCHES.tests())  # the switch checks every held-out set passes (tests/fakes/harness.py)
+globals().update(collection_tests("heldout2", HELDOUT2_BUGS))  # attribution.py reads this set (harness.py)
 
 
 def _answer(bug, request, wrapper=None):
@@ -124,15 +125,3 @@ def test_last_character_chopped_drops_a_one_character_last_token():
     # multi-bleu.perl's chop on a last line without its newline: "a b" becomes "a ", one token, so c = 1
     request = _request([(["a", "b"], [["a", "b"]])], weights=(1.0,), level="sentence")
     assert _answer("last-character-chopped", request)["statistics"]["hyp_len"] == 1
-
-
-def test_attribution_runs_this_collection_with_no_catalogue_spelling(capsys):
-    # `attribution.py --real --collection heldout2` reads this table and counts no spelling of its fits; an unknown
-    # bug name is refused (exit 2) before any check runs, with this collection's names listed
-    attribution = attribution_module()
-    table = attribution.real_bugs("heldout2")  # the fake imported as a script module: compare by value
-    assert {name: (bug.url, bug.fits) for name, bug in table.items()} == {
-        name: (bug.url, bug.fits) for name, bug in HELDOUT2_BUGS.items()}
-    assert attribution.SPELLINGS["heldout2"] == {}
-    assert attribution.main(["--real", "--collection", "heldout2", "--only", "no-such-bug"]) == 2
-    assert "first-hypothesis-length-only" in capsys.readouterr().err

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from fakes.harness import Switches, attribution_module, check, deviations, fake
+from fakes.harness import Switches, check, collection_tests, deviations, fake
 from fakes.harness import score_request as _request
 from fakes.realbleu_heldout3 import HELDOUT3_BUGS, Heldout3Wrapper
 from fakes.realbleu_heldout3 import answer as heldout3_answer
@@ -61,6 +61,7 @@ CONDITIONAL = {
 SWITCHES = Switches(HELDOUT3_BUGS, Heldout3Wrapper, heldout3_answer, REQUESTS,
                     {bug: (feature, [neutral]) for bug, (feature, neutral) in CONDITIONAL.items()})
 globals().update(SWITCHES.tests())  # the switch checks every held-out set passes (tests/fakes/harness.py)
+globals().update(collection_tests("heldout3", HELDOUT3_BUGS))  # attribution.py reads this set (harness.py)
 
 
 def _answer(bug, request):
@@ -157,15 +158,3 @@ def test_padding_counted_in_hypotheses():
     answer = _answer("padding-counted-in-hypotheses", request)
     assert answer["statistics"]["hyp_len"] == 6
     assert math.isclose(answer["score"], 4 / 6, rel_tol=1e-12)
-
-
-def test_attribution_runs_this_collection_with_no_catalogue_spelling(capsys):
-    # `attribution.py --real --collection heldout3` reads this table and counts no spelling of its fits; an unknown
-    # bug name is refused (exit 2) before any check runs, with this collection's names listed
-    attribution = attribution_module()
-    table = attribution.real_bugs("heldout3")  # the fake imported as a script module: compare by value
-    assert {name: (bug.url, bug.fits) for name, bug in table.items()} == {
-        name: (bug.url, bug.fits) for name, bug in HELDOUT3_BUGS.items()}
-    assert attribution.SPELLINGS["heldout3"] == {}
-    assert attribution.main(["--real", "--collection", "heldout3", "--only", "no-such-bug"]) == 2
-    assert "max-over-single-references" in capsys.readouterr().err

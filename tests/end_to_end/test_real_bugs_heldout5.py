@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from fakes.harness import Switches, attribution_module, check, deviations, fake
+from fakes.harness import Switches, check, collection_tests, deviations, fake
 from fakes.harness import score_request as _request
 from fakes.realbleu_heldout5 import HELDOUT5_BUGS, Heldout5Wrapper
 from fakes.realbleu_heldout5 import answer as heldout5_answer
@@ -75,6 +75,7 @@ CONDITIONAL = {
 SWITCHES = Switches(HELDOUT5_BUGS, Heldout5Wrapper, heldout5_answer, REQUESTS,
                     CONDITIONAL)
 globals().update(SWITCHES.tests())  # the switch checks every held-out set passes (tests/fakes/harness.py)
+globals().update(collection_tests("heldout5", HELDOUT5_BUGS))  # attribution.py reads this set (harness.py)
 
 
 def _answer(bug, request):
@@ -191,19 +192,6 @@ def test_sentence_level_several_references_eoferror():
         _answer("sentence-level-several-references-eoferror", request)
     corpus = {**request, "level": "corpus"}
     assert SWITCHES.replies("sentence-level-several-references-eoferror", [corpus]) == SWITCHES.replies(None, [corpus])
-
-
-def test_attribution_runs_this_collection_without_catalogue_spellings(capsys):
-    # `attribution.py --real --collection heldout5` reads this table and counts no catalogue spelling of its fits
-    # (SAME_MECHANISM_HELDOUT5 was empty when they were committed); an unknown bug name is refused (exit 2) before any
-    # check runs, with this collection's names listed
-    attribution = attribution_module()
-    table = attribution.real_bugs("heldout5")  # the fake imported as a script module: compare by value
-    assert {name: (bug.url, bug.fits) for name, bug in table.items()} == {
-        name: (bug.url, bug.fits) for name, bug in HELDOUT5_BUGS.items()}
-    assert attribution.SPELLINGS["heldout5"] == {}
-    assert attribution.main(["--real", "--collection", "heldout5", "--only", "no-such-bug"]) == 2
-    assert "closest-length-tie-stores-len-builtin" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("bug, examples, failing", [

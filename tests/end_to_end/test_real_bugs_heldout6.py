@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from fakes.harness import Switches, attribution_module
+from fakes.harness import Switches, collection_tests
 from fakes.harness import score_request as _request
 from fakes.realbleu_heldout6 import HELDOUT6_BUGS, Heldout6Wrapper
 from fakes.realbleu_heldout6 import answer as heldout6_answer
@@ -62,6 +62,7 @@ UNCONDITIONAL = {"hypothesis-first-token-sliced-off", "individual-bleu-scores-av
 SWITCHES = Switches(HELDOUT6_BUGS, Heldout6Wrapper, heldout6_answer, REQUESTS,
                     CONDITIONAL, unconditional=UNCONDITIONAL, neutral=NEUTRAL)
 globals().update(SWITCHES.tests())  # the switch checks every held-out set passes (tests/fakes/harness.py)
+globals().update(collection_tests("heldout6", HELDOUT6_BUGS))  # attribution.py reads this set (harness.py)
 
 
 def _answer(bug, request):
@@ -156,16 +157,3 @@ def test_ngram_keys_joined_without_separator_rust():
     answer = _answer("ngram-keys-joined-without-separator-rust", request)
     assert math.isclose(answer["score"], math.sqrt(1 / 6), rel_tol=1e-12)
     assert answer["statistics"]["matches"] == [1, 1]
-
-
-def test_attribution_runs_this_collection_without_catalogue_spellings(capsys):
-    # `attribution.py --real --collection heldout6` reads this table and counts no catalogue spelling of its fits
-    # (SAME_MECHANISM_HELDOUT6 was empty when they were committed); an unknown bug name is refused (exit 2) before any
-    # check runs, with this collection's names listed
-    attribution = attribution_module()
-    table = attribution.real_bugs("heldout6")  # the fake imported as a script module: compare by value
-    assert {name: (bug.url, bug.fits) for name, bug in table.items()} == {
-        name: (bug.url, bug.fits) for name, bug in HELDOUT6_BUGS.items()}
-    assert attribution.SPELLINGS["heldout6"] == {}
-    assert attribution.main(["--real", "--collection", "heldout6", "--only", "no-such-bug"]) == 2
-    assert "totals-from-corpus-length-unclamped" in capsys.readouterr().err

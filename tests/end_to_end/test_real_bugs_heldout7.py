@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from fakes.harness import Switches, attribution_module, check, fake
+from fakes.harness import Switches, collection_tests
 from fakes.harness import score_request as _request
 from fakes.realbleu_heldout7 import HELDOUT7_BUGS, Heldout7Wrapper
 from fakes.realbleu_heldout7 import answer as heldout7_answer
@@ -66,6 +66,9 @@ UNCONDITIONAL = {"lengths-counted-in-characters"}
 SWITCHES = Switches(HELDOUT7_BUGS, Heldout7Wrapper, heldout7_answer, REQUESTS,
                     CONDITIONAL, unconditional=UNCONDITIONAL, neutral=NEUTRAL)
 globals().update(SWITCHES.tests())  # the switch checks every held-out set passes (tests/fakes/harness.py)
+# The fixed twin every bug's run alternates with passes `check` on 10 examples (its 200 default examples were run once
+# by hand as well, exit 0, after the blind run); the same examples fail the unclipped control
+globals().update(collection_tests("heldout7", HELDOUT7_BUGS, twin=(10, "overlap-counts-every-hypothesis-ngram")))
 
 
 def _answer(bug, request):
@@ -153,23 +156,3 @@ def test_overlap_counts_every_hypothesis_ngram():
     # nematus 9ba9c9c: "a a" against "a" and "a", weights (1,): both occurrences of "a" are found in a reference: 2/2
     answer = _answer("overlap-counts-every-hypothesis-ngram", REQUESTS[2])
     assert (answer["score"], answer["statistics"]["matches"]) == (1.0, [2])
-
-
-def test_attribution_runs_this_collection_without_catalogue_spellings(capsys):
-    # `attribution.py --real --collection heldout7` reads this table and counts no catalogue spelling of its fits
-    # (SAME_MECHANISM_HELDOUT7 was empty when they were committed); an unknown bug name is refused (exit 2) before any
-    # check runs, with this collection's names listed
-    attribution = attribution_module()
-    table = attribution.real_bugs("heldout7")  # the fake imported as a script module: compare by value
-    assert {name: (bug.url, bug.fits) for name, bug in table.items()} == {
-        name: (bug.url, bug.fits) for name, bug in HELDOUT7_BUGS.items()}
-    assert attribution.SPELLINGS["heldout7"] == {}
-    assert attribution.main(["--real", "--collection", "heldout7", "--only", "no-such-bug"]) == 2
-    assert "lengths-counted-in-characters" in capsys.readouterr().err
-
-
-def test_the_clean_twin_passes_check_and_a_bug_fails_it(tmp_path):
-    # The fixed twin every bug's run alternates with: `check` of `realbleu_heldout7.py clean` exits 0 (its 200 default
-    # examples were run once by hand as well, exit 0, after the blind run); the same examples fail the unclipped control
-    assert check(tmp_path / "clean", fake("realbleu_heldout7", "clean"), examples=10) == 0
-    assert check(tmp_path / "bug", fake("realbleu_heldout7", "overlap-counts-every-hypothesis-ngram"), examples=10) == 1

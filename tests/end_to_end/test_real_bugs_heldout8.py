@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from fakes.harness import Switches, attribution_module, check, fake
+from fakes.harness import Switches, collection_tests
 from fakes.harness import score_request as _request
 from fakes.realbleu_heldout8 import HELDOUT8_BUGS, Heldout8Wrapper
 from fakes.realbleu_heldout8 import answer as heldout8_answer
@@ -61,6 +61,10 @@ UNCONDITIONAL = {"tokens-paired-into-character-segments"}
 SWITCHES = Switches(HELDOUT8_BUGS, Heldout8Wrapper, heldout8_answer, REQUESTS,
                     CONDITIONAL, unconditional=UNCONDITIONAL, neutral=NEUTRAL)
 globals().update(SWITCHES.tests())  # the switch checks every held-out set passes (tests/fakes/harness.py)
+# The fixed twin every bug's run alternates with passes `check` on 10 examples (its 200 default examples were run once
+# by hand as well, exit 0, after the blind run); the same examples fail the Julia merge
+globals().update(collection_tests("heldout8", HELDOUT8_BUGS,
+                                  twin=(10, "reference-counts-overwritten-and-missing-ngram-raises")))
 
 
 def _answer(bug, request):
@@ -130,24 +134,3 @@ def test_tokens_paired_into_character_segments():
     # an empty reference token: `min(len(r) for r in "")` raises
     with pytest.raises(ValueError, match="empty sequence"):
         _answer(bug, _request([([""], [[""]])], weights=(1.0,)))
-
-
-def test_attribution_runs_this_collection_without_catalogue_spellings(capsys):
-    # `attribution.py --real --collection heldout8` reads this table and counts no catalogue spelling of its fits
-    # (SAME_MECHANISM_HELDOUT8 was empty when they were committed); an unknown bug name is refused (exit 2) before any
-    # check runs, with this collection's names listed
-    attribution = attribution_module()
-    table = attribution.real_bugs("heldout8")  # the fake imported as a script module: compare by value
-    assert {name: (bug.url, bug.fits) for name, bug in table.items()} == {
-        name: (bug.url, bug.fits) for name, bug in HELDOUT8_BUGS.items()}
-    assert attribution.SPELLINGS["heldout8"] == {}
-    assert attribution.main(["--real", "--collection", "heldout8", "--only", "no-such-bug"]) == 2
-    assert "empty-order-precision-nan" in capsys.readouterr().err
-
-
-def test_the_clean_twin_passes_check_and_a_bug_fails_it(tmp_path):
-    # The fixed twin every bug's run alternates with: `check` of `realbleu_heldout8.py clean` exits 0 (its 200 default
-    # examples were run once by hand as well, exit 0, after the blind run); the same examples fail the Julia merge
-    assert check(tmp_path / "clean", fake("realbleu_heldout8", "clean"), examples=10) == 0
-    assert check(tmp_path / "bug", fake("realbleu_heldout8", "reference-counts-overwritten-and-missing-ngram-raises"),
-                 examples=10) == 1

@@ -73,6 +73,71 @@ def check_against_baseline(name, report, baseline):
     return code, records, errors, gating
 
 
+def real_bug_check(report, collection, bug, examples=None):
+    """`check` of a real-bug collection's fake (tests/fakes/realbleu.py, realbleu_heldoutN.py for `heldoutN`) with
+    `bug` switched on ("clean": its clean twin), no case file: on `examples` random examples (`check`'s helper above,
+    its 5 s timeout), or (None) on every random example of `check`'s defaults and its default timeout."""
+    command = fake("realbleu" if collection == "realbleu" else f"realbleu_{collection}", bug)
+    if examples is not None:
+        return check(report, command, examples=examples)
+    return run_cli("check", "--command", command, "--no-cases", "--report", report, "--quiet")
+
+
+def clean_twin_tests(collection, twin):
+    """A real-bug collection's clean twin under `check`, as a pytest test by name (its test module takes it with
+    `globals().update(...)`, one line a set); `twin` says which run:
+
+    - "conforms": a whole `check` at its defaults (a slow test): exit 0 and no deviating record;
+    - (examples, bug): on that many random examples the clean twin exits 0 with no deviating record, and `bug`, one
+      of the collection's, exits 1 on the same examples (they can fail)."""
+    import pytest  # noqa: PLC0415 - only these tests need it
+
+    if twin == "conforms":
+        @pytest.mark.slow
+        def test_the_clean_twin_conforms(tmp_path):
+            assert real_bug_check(tmp_path / "report", collection, "clean") == 0
+            assert not deviations(tmp_path / "report")
+
+        return {test_the_clean_twin_conforms.__name__: test_the_clean_twin_conforms}
+    examples, bug = twin
+
+    def test_the_clean_twin_passes_check_and_a_bug_fails_it(tmp_path):
+        assert real_bug_check(tmp_path / "clean", collection, "clean", examples) == 0
+        assert not deviations(tmp_path / "clean")
+        assert real_bug_check(tmp_path / "bug", collection, bug, examples) == 1, f"{bug} passes {examples} examples"
+
+    return {test_the_clean_twin_passes_check_and_a_bug_fails_it.__name__:
+            test_the_clean_twin_passes_check_and_a_bug_fails_it}
+
+
+def collection_tests(collection, bugs, *, spellings=None, twin=None):
+    """The checks every held-out set passes beyond its switches (`Switches`), as pytest tests by name: its test module
+    takes them with one line, `globals().update(collection_tests(...))`.
+
+    - `benchmarks/attribution.py --real --collection NAME` reads this table (each bug's thread and fits, compared by
+      value: it imports the fake as a script module), counts as the same mechanism exactly `spellings` (none unless a
+      post-hoc reading was added and says so: each held-out set's `SAME_MECHANISM_*` was empty when its fits were
+      committed), and refuses an unknown bug name (exit 2) before any check runs, listing every bug of the set;
+    - with `twin`, the clean twin under `check` (`clean_twin_tests`); without, the set's own tests run it where they
+      need it, or nowhere."""
+
+    def test_attribution_runs_this_collection_with_its_recorded_spellings_only(capsys):
+        attribution = attribution_module()
+        table = attribution.real_bugs(collection)  # the fake imported as a script module: compare by value
+        assert {name: (bug.url, bug.fits) for name, bug in table.items()} == {
+            name: (bug.url, bug.fits) for name, bug in bugs.items()}
+        assert attribution.SPELLINGS[collection] == (spellings or {})
+        assert attribution.main(["--real", "--collection", collection, "--only", "no-such-bug"]) == 2
+        refused = capsys.readouterr().err
+        assert "no-such-bug" in refused and refused.rsplit("known: ", 1)[-1].strip() == ", ".join(bugs), refused
+
+    found = {test_attribution_runs_this_collection_with_its_recorded_spellings_only.__name__:
+             test_attribution_runs_this_collection_with_its_recorded_spellings_only}
+    if twin is not None:
+        found |= clean_twin_tests(collection, twin)
+    return found
+
+
 def score_request(segments, weights=(0.25, 0.25, 0.25, 0.25), smoothing=None, level="corpus", lowercase=False):
     """A protocol-v1 score request of `segments` ((hypothesis tokens, [reference tokens, ...]) pairs), as the real-bug
     collections' tests send it to their fakes."""
