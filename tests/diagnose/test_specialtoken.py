@@ -32,9 +32,11 @@ from oracle.diagnose import specialtoken
 from oracle.diagnose.judge import Contract
 from oracle.diagnose.mechanisms import describe
 from oracle.diagnose.mechanisms import structure as declared
+from oracle.harness.gate import cause_keys
 from oracle.harness.replies import Reply
+from oracle.models.outcomes import Outcome
 from oracle.models.protocol import ScoreReply, ScoreRequest, Segment
-from oracle.models.results import Classification
+from oracle.models.results import Classification, Record
 
 RECORD = ScoreRequest(level="sentence", weights=[0.5, 0.5], segments=[Segment(hypothesis=["a", "b"],
                                                                                references=[["a", "c"]])])
@@ -138,3 +140,10 @@ def test_an_unlisted_token_keeps_the_broad_name(tmp_path):
              and r.classification.name == declared.TOKEN_ON_HYPOTHESES]
     assert broad and all("none matched" in r.classification.description for r in broad)
     assert "token-on-hypotheses" not in _causes(report).replace(declared.TOKEN_ON_HYPOTHESES, "")
+
+
+def test_a_baseline_written_with_the_broad_name_still_lists_a_refined_record():
+    record = Record(id="random-0-3", kind="example", outcome=Outcome.FAIL,
+                    classification=Classification(name=declared.END_TOKEN_ON_HYPOTHESES, fits=["x"]))
+    assert cause_keys(record) == [f"cause:{declared.END_TOKEN_ON_HYPOTHESES}", "cause:x",
+                                  f"cause:{declared.TOKEN_ON_HYPOTHESES}"]
