@@ -31,7 +31,7 @@ from oracle.diagnose.classify import SEARCH_CANDIDATE_FLOOR, UNEXPLAINED, TokenM
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract
 from oracle.diagnose.mechanisms import errors as error_causes
-from oracle.diagnose.mechanisms import needs_evidence
+from oracle.diagnose.mechanisms import needs_evidence, process_state_names
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
 from oracle.diagnose.specialtoken import (
     END,
@@ -93,6 +93,8 @@ from .shrink import SameFailure, ShrinkResult, shrink
 from .stages import Diagnosis, Item, Judgement
 from .transport import ImplementationProcess, RestartBudget
 
+#: The process states (`mechanisms.process_state_names`): each reaches a record only confirmed by its order probes.
+_PROCESS_STATES = frozenset(process_state_names())
 #: What a process had answered before its first request.
 NOTHING_BEFORE = Before()
 
@@ -288,8 +290,10 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
 def _special_token_named(classification, request, context: DiagnosisContext):
     """`classification` refined where it is (or fits) a special token on one side (`specialtoken.PROBED`): the token
     and its place, from the probes of this process's channel (`_special_token_probed`: sent once a channel and name,
-    on the first record named so whose request can carry them; `specialtoken.refined`). Coverage of the real
-    collection's end-token-in-hypothesis, not generalisation. None stays None."""
+    on the first record the broad name names, not merely fits, whose request can carry them, and none where a process
+    state fits it too: a state is named only where its order probes confirmed it, and the token is then what the state
+    gave by chance; `specialtoken.refined`). Coverage of the real collection's end-token-in-hypothesis, not
+    generalisation. None stays None."""
     if classification is None:
         return None
     broad = next((parts[0] for parts in (classification.parts, *classification.fit_parts)
@@ -297,6 +301,9 @@ def _special_token_named(classification, request, context: DiagnosisContext):
     if broad is None:
         return classification
     found = context.channel.special_tokens.get(broad)
+    if found is None and (classification.parts != (broad,) or any(
+            part in _PROCESS_STATES for parts in classification.fit_parts for part in parts)):
+        return classification  # (probed only for a record the broad name names and no confirmed state fits)
     if found is None:
         found = _special_token_probed(broad, request, context)
         if found is None:
