@@ -135,6 +135,24 @@ def equal_direction_matches(segments: Sequence[Any], n: int, *, fold: Callable[[
     return tuple(matches)
 
 
+def _every_unigram_matched(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+    """`equal_direction_counts`' bound, from the lengths alone (asked before anything is counted): its unigram matches
+    are each segment's min(c, its longest reference's length), whatever the tokens."""
+    return wanted["matches"][0] == sum(min(len(s.hypothesis), max((len(r) for r in s.references), default=0))
+                                       for s in segments)
+
+
+def equal_direction_counts(constant: bool) -> Callable[[Sequence[Any], int, Any], dict[str, Any]]:
+    """`equal_direction_matches` as a counting alternative (the matches layer, the request's case folding), bounded
+    before it counts by its unigram matches (`possible`): a record whose returned unigram matches are not the
+    segments' min(c, longest reference) is not counted at all (most records of a run it does not name)."""
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any]:
+        return {"matches": equal_direction_matches(segments, n, fold=fold_of(options), constant=constant)}
+
+    counted.possible = _every_unigram_matched  # type: ignore[attr-defined]
+    return counted
+
+
 def reference_recall_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any]:
     """Recall in place of precision, per order: each reference's n-grams matched against the hypothesis (min of the
     two counts per reference n-gram), summed over the references, over the references' own n-gram counts, each
@@ -995,6 +1013,7 @@ def matching_alternatives(
 __all__ = [
     "ALL_LAYERS",
     "MATCHES",
+    "equal_direction_counts",
     "equal_direction_matches",
     "capped_counts",
     "capped_name",

@@ -29,9 +29,8 @@ from oracle.diagnose.counting import (
     distinct_ngram_counts,
     empty_reference_totals,
     end_token_counts,
-    equal_direction_matches,
+    equal_direction_counts,
     first_reference_counts,
-    fold_of,
     folding,
     joined_key_matches,
     last_ngram_dropped_counts,
@@ -401,8 +400,7 @@ IDENTITY_IGNORED: dict[
         "vectors point the same way): a segment's unigram matches are min(c, its longest reference's length); "
         "higher orders compared by identity",
         MATCHES,
-        one_layer("matches", lambda segments, n, options: equal_direction_matches(
-            segments, n, fold=fold_of(options), constant=False)),
+        equal_direction_counts(constant=False),
     ),
     "ngrams-equal-when-proportional": (
         "n-grams compared by the direction of their token-id vectors, not by identity (Shark-NLP/CoNT's torch_bleu: "
@@ -411,8 +409,7 @@ IDENTITY_IGNORED: dict[
         "n-grams are equal only where their ids are proportional, which the request does not give: a record where the "
         "implementation's ids made two equal is read by what is known)",
         MATCHES,
-        one_layer("matches", lambda segments, n, options: equal_direction_matches(
-            segments, n, fold=fold_of(options), constant=True)),
+        equal_direction_counts(constant=True),
     ),
 }
 
