@@ -94,6 +94,7 @@ from .mechanisms.counting import (
     counting_of,
     leaves_no_segment,
     matching_alternatives,
+    matching_identity_ignored,
     matching_length_readings,
     matching_pairs,
     other_counting_words,
@@ -1003,6 +1004,7 @@ def _from_returned_counts(search, conventions):
         # single explanation gives the counts, a convention with a counting, and a length reading with a clipping
         found += _length_readings(search, value)
         found = found or _counting_under_conventions(search, strong, value) + _length_and_clipping(search, value)
+        found = found or _identity_ignored(search, value)  # (last: `mechanisms.counting.IDENTITY_IGNORED`)
     except _BudgetSpent:
         if not found:
             raise
@@ -1054,6 +1056,18 @@ def _length_readings(search, value):
     names = matching_length_readings(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
                                      search.base.statistics, permitted=search.permitted, charge=search.charge,
                                      spent=(_BudgetSpent,))
+    return [Explanation((name,), _words(name, "counting"), (("computation", name),), value) for name in names]
+
+
+def _identity_ignored(search, value):
+    """The n-gram comparison's variants whose counts are exactly the returned ones (`mechanisms.counting
+    .IDENTITY_IGNORED`: an equality test that always holds at an order), where nothing else gave them."""
+    if not search.statistics or search.base is None:
+        return []
+    ctx = search.ctx
+    names = matching_identity_ignored(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
+                                      search.base.statistics, permitted=search.permitted, charge=search.charge,
+                                      spent=(_BudgetSpent,))
     return [Explanation((name,), _words(name, "counting"), (("computation", name),), value) for name in names]
 
 
@@ -1149,6 +1163,7 @@ def _score_agrees(search, conventions, expected):
         search, pairs, within_contract, (), stats=True)
     found += _length_readings(search, expected)  # (after every earlier reading, as in `_from_returned_counts`)
     found = found or _counting_under_conventions(search, strong, expected) + _length_and_clipping(search, expected)
+    found = found or _identity_ignored(search, expected)  # (last, as in `_from_returned_counts`)
     if found:
         return _chosen(_with_what_is_known(search, found, _counts_differ_known(differs, expected)), expected)
     return _counts_differ_alone(search, differs, expected)

@@ -97,6 +97,62 @@ def reference_sum_matches(segments: Sequence[Any], n: int, *, fold: Callable[[st
     return tuple(matches)
 
 
+#: The key every n-gram CoNT's cosine test makes equal shares (`equal_direction_matches`): a private object, so that
+#: no request's token can be it.
+_ONE_DIRECTION = object()
+
+
+def _keyed_by_direction(counts: Counter, constant: bool) -> Counter:
+    """`counts` (n-grams of every order) keyed as a test of equal direction keys them where the request decides it:
+    every unigram one key per order 1 (two positive one-element vectors point the same way); with `constant`, every
+    n-gram of one repeated token one key of its order ((x, x) and (y, y) are proportional whatever the ids); every
+    other n-gram by its tokens (its equality with another depends on the ids, which the request does not give)."""
+    out: Counter = Counter()
+    for gram, k in counts.items():
+        if len(gram) == 1 or (constant and len(set(gram)) == 1):
+            out[(_ONE_DIRECTION,) * len(gram)] += k
+        else:
+            out[gram] += k
+    return out
+
+
+def equal_direction_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None,
+                            constant: bool) -> tuple[int, ...]:
+    """Per order, the clipped matches of n-grams compared by the direction of their token-id vectors, not by identity
+    (Shark-NLP/CoNT issue 4: `torch_bleu` takes two n-grams of ids as equal where their cosine similarity is 1): every
+    hypothesis unigram matches every reference unigram, so a segment's unigram matches are min(c, its longest
+    reference's length); with `constant`, an n-gram of one repeated token matches every such n-gram of its order.
+    Clipped as section 2.1 clips (each key's largest count in one reference). Other n-grams are counted by identity:
+    their equality depends on the ids (proportional id vectors), which the request does not give, so a record where
+    the implementation's ids made two of them equal is not these counts (it is read by what is known,
+    `other-counting-of-matches`)."""
+    matches = [0] * n
+    for segment in segments:
+        limit = _reference_maxima(segment.references,
+                                  lambda r: _keyed_by_direction(_count(_folded(r, fold), n), constant))
+        for gram, k in _keyed_by_direction(_count(_folded(segment.hypothesis, fold), n), constant).items():
+            matches[len(gram) - 1] += min(k, limit[gram])
+    return tuple(matches)
+
+
+def _every_unigram_matched(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+    """`equal_direction_counts`' bound, from the lengths alone (asked before anything is counted): its unigram matches
+    are each segment's min(c, its longest reference's length), whatever the tokens."""
+    return wanted["matches"][0] == sum(min(len(s.hypothesis), max((len(r) for r in s.references), default=0))
+                                       for s in segments)
+
+
+def equal_direction_counts(constant: bool) -> Callable[[Sequence[Any], int, Any], dict[str, Any]]:
+    """`equal_direction_matches` as a counting alternative (the matches layer, the request's case folding), bounded
+    before it counts by its unigram matches (`possible`): a record whose returned unigram matches are not the
+    segments' min(c, longest reference) is not counted at all (most records of a run it does not name)."""
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any]:
+        return {"matches": equal_direction_matches(segments, n, fold=fold_of(options), constant=constant)}
+
+    counted.possible = _every_unigram_matched  # type: ignore[attr-defined]
+    return counted
+
+
 def reference_recall_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any]:
     """Recall in place of precision, per order: each reference's n-grams matched against the hypothesis (min of the
     two counts per reference n-gram), summed over the references, over the references' own n-gram counts, each
@@ -957,6 +1013,8 @@ def matching_alternatives(
 __all__ = [
     "ALL_LAYERS",
     "MATCHES",
+    "equal_direction_counts",
+    "equal_direction_matches",
     "capped_counts",
     "capped_name",
     "best_single_reference_matches",

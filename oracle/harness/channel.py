@@ -72,6 +72,9 @@ class Channel:
         #: they were confirmed after (`oracle.harness.diagnosis._in_order`: references kept from the first request are
         #: the process's one state, confirmed once a process instance, not once a record)
         self.in_order: dict[str, Exchange] = {}
+        #: what the special-token probes found, by broad name (`oracle.harness.diagnosis._special_token_named`): the
+        #: implementation's code, not its state, so kept across restarts
+        self.special_tokens: dict[str, Any] = {}
         #: what the current unit's requests share by their segments (a series step and its base input: their
         #: coverage features, `oracle.harness.sharing`), dropped when the next unit begins
         self.shared = BySegments()

@@ -31,8 +31,22 @@ from oracle.diagnose.classify import SEARCH_CANDIDATE_FLOOR, UNEXPLAINED, TokenM
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract
 from oracle.diagnose.mechanisms import errors as error_causes
-from oracle.diagnose.mechanisms import needs_evidence
+from oracle.diagnose.mechanisms import needs_evidence, process_state_names
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
+from oracle.diagnose.specialtoken import (
+    END,
+    PROBED,
+    SPECIAL_TOKENS,
+    START,
+    Found,
+    expectations,
+    found_words,
+    probe_bases,
+    probe_request,
+    probeable,
+    read_answer,
+    refined,
+)
 from oracle.diagnose.stale import (
     CONFIRMED_BY,
     EARLIER_ANSWER,
@@ -79,6 +93,8 @@ from .shrink import SameFailure, ShrinkResult, shrink
 from .stages import Diagnosis, Item, Judgement
 from .transport import ImplementationProcess, RestartBudget
 
+#: The process states (`mechanisms.process_state_names`): each reaches a record only confirmed by its order probes.
+_PROCESS_STATES = frozenset(process_state_names())
 #: What a process had answered before its first request.
 NOTHING_BEFORE = Before()
 
@@ -264,10 +280,62 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
         stale = _stale(request, reply, before, expected, classification, context, request_alone_refuted=refuted)
         classification = with_stale(classification, stale, request_alone_refuted=refuted)
         _state_confirmed(stale, kind, verdict, context)
+    classification = _special_token_named(classification, judged.parts[0], context)
     if summary is not None:  # (a summary: too large to replay from a record)
         return Diagnosis(classification=classification, shrunk=shrunk)
     replay, line = context.reproduction.of_failure(item_id, kind, request, reported)
     return Diagnosis(classification=classification, shrunk=shrunk, replay=replay, reproduce=line)
+
+
+def _special_token_named(classification, request, context: DiagnosisContext):
+    """`classification` refined where it is (or fits) a special token on one side (`specialtoken.PROBED`): the token
+    and its place, from the probes of this process's channel (`_special_token_probed`: sent once a channel and name,
+    on the first record the broad name names, not merely fits, whose request can carry them, and none where a process
+    state fits it too: a state is named only where its order probes confirmed it, and the token is then what the state
+    gave by chance; `specialtoken.refined`). Coverage of the real collection's end-token-in-hypothesis, not
+    generalisation. None stays None."""
+    if classification is None:
+        return None
+    broad = next((parts[0] for parts in (classification.parts, *classification.fit_parts)
+                  if len(parts) == 1 and parts[0] in PROBED), None)
+    if broad is None:
+        return classification
+    found = context.channel.special_tokens.get(broad)
+    if found is None and (classification.parts != (broad,) or any(
+            part in _PROCESS_STATES for parts in classification.fit_parts for part in parts)):
+        return classification  # (probed only for a record the broad name names and no confirmed state fits)
+    if found is None:
+        found = _special_token_probed(broad, request, context)
+        if found is None:
+            return classification
+        context.channel.special_tokens[broad] = found
+    return refined(classification, found, request)
+
+
+def _special_token_probed(broad: str, request, context: DiagnosisContext) -> Found | None:
+    """The probes of `specialtoken` for `broad` built on `request` and sent now, kept out of the history: one request
+    per conventional token (`SPECIAL_TOKENS`, in order) until one is answered as that token at the end or the start
+    gives; each answer judged layer by layer against the three predictions (`specialtoken.read_answer`). None where
+    nothing was sent (the process given up, a text request, a probe the implementation cannot be asked or cannot
+    tell the predictions apart): a later record may carry them."""
+    if context.process.given_up or not probeable(request):
+        return None
+    probed = 0
+    for token in SPECIAL_TOKENS:
+        built = ((probe, expectations(probe, broad, token, context.profile))
+                 for probe in (probe_request(base, broad, token) for base in probe_bases(request, broad))
+                 if not_applicable_reason(probe, context.capabilities) is None)
+        probe, expected = next(((p, e) for p, e in built if e is not None), (None, None))
+        if probe is None or expected is None:
+            return None
+        (answer,) = _answered_here((probe,), context)
+        probed += 1
+        place = read_answer(probe, answer, expected, context.contract)
+        if place in (END, START):
+            return Found(token, place, found_words(broad, token, place, probed))
+        if context.process.given_up:
+            return None
+    return Found(None, None, found_words(broad, None, None, probed))
 
 
 def _kept_as_in_its_block(judgement: Judgement, before: Before, context: DiagnosisContext):

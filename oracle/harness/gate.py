@@ -52,6 +52,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from oracle.diagnose.errorcauses import PREFIX as ERROR_CAUSE_PREFIX
+from oracle.diagnose.mechanisms.structure import REFINED_SPECIAL_TOKENS
 from oracle.formulas.errors import BleuValueError, os_reason
 from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
 from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
@@ -105,7 +106,8 @@ def cause_keys(record):
     """Every `cause:<name>` a record's failure may be forgiven by: its root cause's name, and the other
     explanations that fit it as well (the run may name the bug by one of those); an error named by its trigger
     also by its kind, the key baselines written before errors had causes list (`cause:error:IndexError`); a crash
-    or a timeout named by its probes also by its outcome (`cause:crash`), the key written before they had causes."""
+    or a timeout named by its probes also by its outcome (`cause:crash`), the key written before they had causes; a
+    special token's refined name also by its broad one (`_BROAD_SPECIAL_TOKEN`), the key written before the probe."""
     first = cause_key(record)
     if first is None or first.startswith(f"{CAUSE_PREFIX}error:"):
         return [first] if first else []
@@ -113,7 +115,15 @@ def cause_keys(record):
         return [first, f"{CAUSE_PREFIX}error:{error_kind(record)}"]
     if record.outcome in (Outcome.CRASH, Outcome.TIMEOUT):
         return list(dict.fromkeys([first, f"{CAUSE_PREFIX}{record.outcome.value}"]))
-    return [first, *(CAUSE_PREFIX + name for name in record.classification.fits)]
+    broad = [CAUSE_PREFIX + _BROAD_SPECIAL_TOKEN[name] for name in (record.classification.name,
+                                                                    *record.classification.fits)
+             if name in _BROAD_SPECIAL_TOKEN]
+    return [first, *(CAUSE_PREFIX + name for name in record.classification.fits), *broad]
+
+
+#: A special token's refined name (the probe found the token: `oracle.diagnose.specialtoken`) -> the broad name
+#: baselines written before the probe list (`cause:special-token-on-hypotheses` forgives `end-token-on-hypotheses`).
+_BROAD_SPECIAL_TOKEN = {name: broad for name, broad, _ in REFINED_SPECIAL_TOKENS}
 
 
 def baseline_key(record):

@@ -32,7 +32,7 @@ from oracle.diagnose.mechanisms.computations import (
     COMPUTATION_DOCS,
     COMPUTATIONS,
 )
-from oracle.diagnose.mechanisms.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES, LENGTH_READINGS
+from oracle.diagnose.mechanisms.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES, IDENTITY_IGNORED, LENGTH_READINGS
 from oracle.diagnose.mechanisms.errors import FEATURES, LAST_RESORT, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
@@ -77,7 +77,8 @@ def _error_names() -> set[str]:
 
 def every_registry_name() -> set[str]:
     return {
-        *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *LENGTH_READINGS, *(d.name for d in DEPARTURES),
+        *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *LENGTH_READINGS, *IDENTITY_IGNORED,
+        *(d.name for d in DEPARTURES),
         *LENGTH_DEPARTURES, *ONE_SIDE_FOLDS, *BREVITY_PENALTY_ALTERNATIVES, *classify.STATE_STATISTICS,
         classify.FLOAT32, classify.SMOOTHED_COUNTS, classify.SMALL_WEIGHTS, EARLIER_ANSWER, EXP_CARRIED,
         *(f"other-counting-of-{layer}" for layer in LAYERS), *PARTIAL_NAMES,
@@ -159,7 +160,8 @@ def test_names_needing_evidence_are_the_catalogues():
 def test_known_names_are_the_replayable_computations():
     # explained_value replays ("computation", name) for each registered computation, the counting alternatives and
     # float32, smoothed counts and small weights (classify's docstring); conventions are option changes instead
-    expected = {name for name, _ in COMPUTATIONS} | set(COUNTING_ALTERNATIVES) | set(LENGTH_READINGS) | {
+    expected = {name for name, _ in COMPUTATIONS} | set(COUNTING_ALTERNATIVES) | set(LENGTH_READINGS) | set(
+        IDENTITY_IGNORED) | {
         classify.FLOAT32, classify.SMOOTHED_COUNTS, classify.SMALL_WEIGHTS}
     assert set(classify.known_names()) == expected
     assert len(classify.known_names()) == len(expected)  # each once

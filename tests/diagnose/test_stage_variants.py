@@ -21,7 +21,7 @@ from fakes.harness import check, deviations, fake
 from oracle.adapters.base import ScoreAnswer
 from oracle.diagnose.classify import classify
 from oracle.diagnose.computations import context_for, result_under
-from oracle.diagnose.counting import distinct_ngram_counts, last_ngram_dropped_counts
+from oracle.diagnose.counting import distinct_ngram_counts, equal_direction_matches, last_ngram_dropped_counts
 from oracle.diagnose.mechanisms.combination import MATRIX_VARIANTS
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import ScoreRequest, Segment
@@ -422,3 +422,59 @@ def test_a_length_reading_stays_among_the_fits_of_a_record_an_earlier_reading_na
                      "papineni")
     assert found.name == "reference_length=shortest"
     assert "reference-length-of-first-reference" in found.fits
+
+
+# -- n-gram comparison, an equality test that always holds at an order: unigrams-always-match,
+# ngrams-equal-when-proportional (real-misses; coverage of real 30's cosine-ngram-equality, not generalisation) -------
+
+# 'a a b' against 'c c d' and 'e', orders 1 and 2. By hand:
+#   the formulas: no unigram or bigram in common: matches (0, 0) of (3, 2).
+#   every unigram equal (CoNT's cosine test on one-element id vectors): the hypothesis's 3 unigrams are one key, the
+#     longest reference holds 3 of it (the other 1): min(3, 3) = 3; bigrams by identity: 0 -> (3, 0).
+#   and a constant n-gram equal to every constant n-gram of its order ((x, x) and (y, y) point the same way): 'a a'
+#     against 'c c' -> 1; 'a b' against 'c d' stays unequal (ids proportional or not: the request does not say) ->
+#     (3, 1).
+#   c = 3 = r (the closest reference, 'c c d'): BP = 1, so under (1/2, 1/2) the score is (3/3 x 1/2)^(1/2) = sqrt(1/2).
+DIRECTION = _request("a a b", ["c c d", "e"], (0.5, 0.5))
+
+
+@pytest.mark.parametrize("constant, matches", [(False, (3, 0)), (True, (3, 1))])
+def test_equal_direction_matches_every_unigram_and_with_constant_every_repeated_token(constant, matches):
+    assert equal_direction_matches(DIRECTION.segments, 2, fold=None, constant=constant) == matches
+
+
+def test_only_constant_ngrams_are_equal_whatever_the_ids():
+    # 'a a b' against 'c c': unigrams min(3, 2) = 2; bigrams 'a a' against 'c c' -> 1, 'a b' has no equal -> (2, 1)
+    segments = _request("a a b", ["c c"], (0.5, 0.5)).segments
+    assert equal_direction_matches(segments, 2, fold=None, constant=True) == (2, 1)
+
+
+def test_unigram_matches_are_clipped_to_each_segments_longest_reference():
+    # two segments: 'a b c d' against 'x' and 'y z' -> min(4, 2) = 2; 'p' against 'q r s' -> min(1, 3) = 1: 3 in all
+    two = ScoreRequest(seq=0, level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
+                       segments=(Segment(hypothesis=("a", "b", "c", "d"), references=(("x",), ("y", "z"))),
+                                 Segment(hypothesis=("p",), references=(("q", "r", "s"),))))
+    assert equal_direction_matches(two.segments, 1, fold=None, constant=False) == (3,)
+
+
+def test_returned_counts_of_a_direction_test_are_named_by_it():
+    statistics = {"hyp_len": 3, "ref_len": 3, "matches": [3, 1], "totals": [3, 2]}
+    found = classify(DIRECTION, ScoreAnswer(math.sqrt(1 / 2), statistics), "papineni")
+    assert found.name == "ngrams-equal-when-proportional"
+    # 'a b' against 'c d e', BLEU-1: every unigram equal, min(2, 3) = 2 of 2 (the formulas: 0); c 2, r 3: BP e^-0.5.
+    # No constant n-gram: the two variants give the same counts, and the narrower (tried first) names the record
+    unigram = _request("a b", ["c d e"], (1.0,))
+    found = classify(unigram, ScoreAnswer(math.exp(-0.5), {"hyp_len": 2, "ref_len": 3, "matches": [2], "totals": [2]}),
+                     "papineni")
+    assert (found.name, found.fits) == ("unigrams-always-match", ("ngrams-equal-when-proportional",))
+
+
+def test_real_cosine_equality_is_the_runs_main_cause(tmp_path):
+    """tests/fakes/realbleu.py's cosine-ngram-equality (Shark-NLP/CoNT issue 4, cited there), seen for sessions:
+    the run's main cause is the direction test; records where the fake's ids (given by first appearance) made two
+    non-constant n-grams proportional are read by what is known, never by the variant."""
+    report = tmp_path / "report"
+    assert check(report, fake("realbleu", "cosine-ngram-equality"), examples=40) == 1
+    summary = (report / "summary.md").read_text()
+    line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
+    assert line.startswith("By root cause: ngrams-equal-when-proportional x")

@@ -385,7 +385,9 @@ def test_a_planted_caller_bug_is_the_runs_main_cause(tmp_path, bug, cause):
 
 
 @pytest.mark.parametrize("bug, cause", [("reference-tokens-as-references", declared.REFERENCE_TOKENS_AS_REFERENCES),
-                                        ("eos-on-hypotheses", declared.TOKEN_ON_HYPOTHESES)])
+                                        # the broad special-token-on-hypotheses refined by the special-token
+                                        # probe (oracle/diagnose/specialtoken.py): the fake's <eos> is listed
+                                        ("eos-on-hypotheses", declared.END_TOKEN_ON_HYPOTHESES)])
 def test_a_planted_nesting_or_special_token_bug_is_named_on_every_scored_record(tmp_path, bug, cause):
     """tests/fakes/plantedbleu.py's switches for issue 36's second round (each cites its real thread there): every
     failing record that returned numbers is named by the mechanism, and the run's main cause is it. A first reference

@@ -128,10 +128,12 @@ def test_every_one_bug_fake_has_fits_and_a_kind_and_its_commands():
     entries = attribution.one_bug_table_entries(names)
     assert entries is not None and [e.name for e in entries] == names
     assert all(e.fits and e.kind != "-" and e.spellings == attribution.SAME_MECHANISM_PLANTED for e in entries)
-    # the one post-hoc spelling (benchmarks/README.md): bp-ratio-division's r = 0, the only fake it can count for
-    assert attribution.SAME_MECHANISM_PLANTED == {"error-when-reference-empty": ("error-when-reference-length-zero",)}
+    # the two post-hoc spellings (benchmarks/README.md): bp-ratio-division's r = 0, and eos-on-hypotheses' broad
+    # special token refined by the probe (real-misses), each the only fake it can count for
+    assert attribution.SAME_MECHANISM_PLANTED == {"error-when-reference-empty": ("error-when-reference-length-zero",),
+                                                  "special-token-on-hypotheses": ("end-token-on-hypotheses",)}
     assert [e.name for e in entries if set(e.fits) & set(attribution.SAME_MECHANISM_PLANTED)] == [
-        "planted:bp-ratio-division"]
+        "planted:bp-ratio-division", "planted:eos-on-hypotheses"]
     clip = next(e for e in entries if e.name == "planted:clip-lt")
     assert clip.buggy.endswith("plantedbleu.py clip-lt") and clip.fixed.endswith("plantedbleu.py clean")
     assert set(attribution.PLANTED_CONTROLS) <= set(names)

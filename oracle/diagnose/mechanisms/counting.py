@@ -29,6 +29,7 @@ from oracle.diagnose.counting import (
     distinct_ngram_counts,
     empty_reference_totals,
     end_token_counts,
+    equal_direction_counts,
     first_reference_counts,
     folding,
     joined_key_matches,
@@ -378,6 +379,41 @@ COUNTING_ALTERNATIVES: dict[
     ),
 }
 
+#: The n-gram comparison's variants by mutation operator: an equality test that always holds at an order (the same
+#: shape as `COUNTING_ALTERNATIVES`' entries, each changing the matches alone). Tried only where no other explanation
+#: gives the returned counts (`classify._from_returned_counts`, after every reading the search held before them):
+#: every unigram matched is a count many other bugs reach on one record (BLEU-1 with c <= r and every hypothesis token
+#: matched: a tokenizer's departure that joins a token, tests/diagnose/test_classify.py), so no record an earlier
+#: reading names changes. Not `needs_evidence`: that keeps `other-counting-of-matches` among every such record's fits,
+#: and a run whose other records only it names (real 30's cosine bug: the ids made non-constant n-grams equal on
+#: some) is then named by it alone, however many records the variant accounts for exactly.
+IDENTITY_IGNORED: dict[
+    str, tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]
+] = {
+    # an equality test that always holds at an order (a counting-stage variant by mutation operator: the n-gram
+    # comparison replaced by one that takes unequal n-grams as equal), as CoNT's cosine test of id vectors does at order
+    # 1 (Shark-NLP/CoNT issue 4); written after real 30's cosine-ngram-equality had been named
+    # other-counting-of-matches for sessions: coverage, not generalisation
+    "unigrams-always-match": (
+        "every hypothesis unigram matches every reference unigram (an equality test that always holds at order 1: "
+        "Shark-NLP/CoNT's torch_bleu compares n-grams of token ids by cosine similarity, and any two one-element id "
+        "vectors point the same way): a segment's unigram matches are min(c, its longest reference's length); "
+        "higher orders compared by identity",
+        MATCHES,
+        equal_direction_counts(constant=False),
+    ),
+    "ngrams-equal-when-proportional": (
+        "n-grams compared by the direction of their token-id vectors, not by identity (Shark-NLP/CoNT's torch_bleu: "
+        "cosine similarity of 1 is equality): every unigram matches every other, and an n-gram of one repeated "
+        "token matches every such n-gram of its order, whatever the ids; counted where the request decides it (other "
+        "n-grams are equal only where their ids are proportional, which the request does not give: a record where the "
+        "implementation's ids made two equal is read by what is known)",
+        MATCHES,
+        equal_direction_counts(constant=True),
+    ),
+}
+
+
 #: The lengths stage's variants (issue 36's stage matrix, docs/stages.md, stage 4: the per-segment statistics c and r),
 #: in the order the search tries them: the same shape as `COUNTING_ALTERNATIVES`' entries, each changing c or r alone,
 #: the n-grams counted as the formulas count them. Tried only where no single explanation gives the returned counts
@@ -460,6 +496,15 @@ def matching_length_readings(segments: Sequence[Any], n: int, options: Any, repo
         [(name, layers, count) for name, (_, layers, count) in LENGTH_READINGS.items()], [], **search)
 
 
+def matching_identity_ignored(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any,
+                              **search: Any) -> list[str]:
+    """The n-gram comparison's variants whose counts are exactly the reported ones (`counting.matching_alternatives`
+    over `IDENTITY_IGNORED`, no capped family)."""
+    return counting.matching_alternatives(
+        segments, n, options, reported, oracle_counts,
+        [(name, layers, count) for name, (_, layers, count) in IDENTITY_IGNORED.items()], [], **search)
+
+
 def matching_pairs(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any,
                    **search: Any) -> list[tuple[str, str]]:
     """(length reading, clipping) pairs whose counts together are exactly the reported ones
@@ -530,6 +575,8 @@ def counting_of(name: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any]
         return COUNTING_ALTERNATIVES[name][2]
     if name in LENGTH_READINGS:
         return LENGTH_READINGS[name][2]
+    if name in IDENTITY_IGNORED:
+        return IDENTITY_IGNORED[name][2]
     capped = parse_capped(name)
     return None if capped is None else capped_counts(CAPPED_SIDES[capped[0]][0], capped[1])
 
@@ -573,6 +620,8 @@ MECHANISMS = [
       if name not in ONE_SIDE_COUNTINGS),  # a text transformation on one side: the structure kind declares it
     *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),))
       for name, (description, layers, count) in LENGTH_READINGS.items()),
+    *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),))
+      for name, (description, layers, count) in IDENTITY_IGNORED.items()),
     # a cap found from the returned counts: one record can fit one cap by the choice of cap (`needs_evidence`)
     *(Mechanism(stem, COUNTING, words.format(cap="<N>"), COUNT_LAYERS | SCORE, RECOMPUTE,
                 (Route("counting", None, words.format(cap="<N>")),), family=True, needs_evidence=True,
@@ -583,9 +632,9 @@ MECHANISMS = [
               words_of=lambda name: other_counting_words(name.removeprefix(OTHER_COUNTING))),
 ]
 
-__all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "LENGTH_READINGS", "LINE_CHOPS", "MECHANISMS",
+__all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "IDENTITY_IGNORED", "LENGTH_READINGS", "LINE_CHOPS", "MECHANISMS",
            "ONE_SEGMENT_LENGTHS", "OTHER_COUNTING", "PAIRED_CLIPPINGS", "UNPAIRED",
            "capped_words", "counting_of", "covers_its_parts", "leaves_no_segment", "matching_alternatives",
-           "matching_length_readings",
+           "matching_identity_ignored", "matching_length_readings",
            "matching_pairs", "other_counting_words",
            "pairs_with_conventions", "parse_capped"]

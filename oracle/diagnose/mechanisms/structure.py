@@ -63,7 +63,7 @@ from oracle.diagnose.structure import (
     transposed,
 )
 
-from .model import COUNT_LAYERS, RECOMPUTE, SCORE, STRUCTURE, Mechanism, Route
+from .model import COUNT_LAYERS, PROBE, RECOMPUTE, SCORE, STRUCTURE, Mechanism, Route
 
 REFERENCES_ONLY = "case-folded-references-only"
 HYPOTHESIS_ONLY = "case-folded-hypothesis-only"
@@ -112,6 +112,13 @@ PADDED_CORPUS = {k: f"corpus-padded-to-a-multiple-of-{k}" for k in range(2, 9)}
 #: gains one n-gram either way; on both sides they differ, matching their neighbours)
 TOKEN_ON_HYPOTHESES = "special-token-on-hypotheses"
 TOKEN_ON_REFERENCES = "special-token-on-references"
+#: (the two above refined by a probe, `oracle.diagnose.specialtoken`: which conventional token, and at which end; the
+#: record's description names the token. Coverage of the real collection's end-token-in-hypothesis, not
+#: generalisation)
+END_TOKEN_ON_HYPOTHESES = "end-token-on-hypotheses"
+START_TOKEN_ON_HYPOTHESES = "start-token-on-hypotheses"
+END_TOKEN_ON_REFERENCES = "end-token-on-references"
+START_TOKEN_ON_REFERENCES = "start-token-on-references"
 END_TOKEN_ON_BOTH = "end-token-on-both-sides"
 START_TOKEN_ON_BOTH = "start-token-on-both-sides"
 PADDING_IN_HYPOTHESES = "padding-counted-in-hypotheses"
@@ -205,6 +212,22 @@ STATISTICS_ONLY = frozenset({
 COUNTS_FIRST = frozenset(LEVEL_OPERATORS)
 
 
+#: The special token's refinements: (name, the broad name it refines, what it means).
+REFINED_SPECIAL_TOKENS = tuple(
+    (name, broad, f"a conventional {place} token ({where}) added at the {place} of every {side} and counted, the "
+                  f"{other} without one: the {side}'s {place} token left in, which a probe with the token at the "
+                  f"{place} of the {other} showed (the token, cited from the code that adds it, is in the record's "
+                  "description)")
+    for name, broad, place, where, side, other in (
+        (END_TOKEN_ON_HYPOTHESES, TOKEN_ON_HYPOTHESES, "end", "an end-of-sentence token", "hypothesis", "references"),
+        (START_TOKEN_ON_HYPOTHESES, TOKEN_ON_HYPOTHESES, "start", "a start-of-sentence token", "hypothesis",
+         "references"),
+        (END_TOKEN_ON_REFERENCES, TOKEN_ON_REFERENCES, "end", "an end-of-sentence token", "reference", "hypotheses"),
+        (START_TOKEN_ON_REFERENCES, TOKEN_ON_REFERENCES, "start", "a start-of-sentence token", "reference",
+         "hypotheses"),
+    ))
+
+
 MECHANISMS = [
     *(Mechanism(name, STRUCTURE, words, layers | SCORE, RECOMPUTE, (Route("counting", count, words),))
       for name, (words, layers, count) in ONE_SIDE_COUNTINGS.items()),
@@ -215,7 +238,14 @@ MECHANISMS = [
     *(Mechanism(name, STRUCTURE, structure.description, COUNT_LAYERS | SCORE, RECOMPUTE,
                 pairs_with_conventions=False, needs_evidence=name in COUNTS_FIRST)
       for name, structure in STRUCTURES.items()),
+    # never searched: a record named by a broad special token becomes one of these where the harness's probe found its
+    # token and place (`oracle.diagnose.specialtoken`; the record's description names the token)
+    *(Mechanism(name, STRUCTURE, words, COUNT_LAYERS | SCORE, RECOMPUTE,
+                (Route(PROBE, broad, words),), pairs_with_conventions=False)
+      for name, broad, words in REFINED_SPECIAL_TOKENS),
 ]
 
-__all__ = ["COUNTS_FIRST", "HYPOTHESIS_ONLY", "LEVEL_OPERATORS", "MECHANISMS", "ONE_SIDE_COUNTINGS", "ONE_SIDE_FOLDS",
-           "PADDED_CORPUS", "REFERENCES_ONLY", "STATISTICS_ONLY", "STRUCTURES", "SWAPPED", "TRANSPOSED"]
+__all__ = ["COUNTS_FIRST", "END_TOKEN_ON_HYPOTHESES", "END_TOKEN_ON_REFERENCES", "HYPOTHESIS_ONLY", "LEVEL_OPERATORS",
+           "MECHANISMS", "ONE_SIDE_COUNTINGS", "ONE_SIDE_FOLDS", "PADDED_CORPUS", "REFERENCES_ONLY",
+           "REFINED_SPECIAL_TOKENS", "START_TOKEN_ON_HYPOTHESES", "START_TOKEN_ON_REFERENCES", "STATISTICS_ONLY",
+           "STRUCTURES", "SWAPPED", "TOKEN_ON_HYPOTHESES", "TOKEN_ON_REFERENCES", "TRANSPOSED"]
