@@ -338,10 +338,14 @@ class TokenMeter:
         return max(self.allowed - self.spent, 0)
 
 
-#: What a candidate costs at least, in tokens, where searches share a budget (`TokenMeter.floor`): the oracle's
-#: computation costs about as much again whatever the input's size (some 1.3 ms a candidate on a 73-token input, where
-#: a 4,225-token one costs some 15 microseconds a token), so a budget counted in tokens alone let a search on a small
-#: input try thousands of candidates for seconds.
+#: What a candidate costs at least, in tokens, where searches share a budget (`TokenMeter.floor`), and what a piece of
+#: the input scored alone costs at least (`_Search.piece`): the oracle's computation costs about as much again whatever
+#: the input's size (some 1.3 ms a candidate on a 73-token input, where a 4,225-token one costs some 15 microseconds a
+#: token), so a budget counted in tokens alone let a search on a small input try thousands of candidates for seconds.
+#: Re-read on 2026-11-30 (segment-meter, benchmarks/README.md): a full search costs some 0.04 ms a candidate on a
+#: 73-token input and 0.17 microseconds a charged token on 364- to 1,985-token ones, so a small candidate is worth some
+#: 235 tokens there, not 100; kept at 100 (a higher floor cuts every metered search on a short input sooner; its names
+#: not measured).
 SEARCH_CANDIDATE_FLOOR = 100
 
 
