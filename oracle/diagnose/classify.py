@@ -329,7 +329,8 @@ class TokenMeter:
 
     allowed: int
     words: str = "the search budget its kind shares"
-    #: what a candidate costs at least, in tokens, in a search given this meter (`SEARCH_CANDIDATE_FLOOR`)
+    #: what a candidate costs at least, in tokens, in a search given this meter (`SEARCH_CANDIDATE_FLOOR`), and a piece
+    #: of the input scored alone (`_Search.piece`)
     floor: int = 1
     spent: int = 0
     cut: bool = False
