@@ -330,7 +330,8 @@ class TokenMeter:
 
     allowed: int
     words: str = "the search budget its kind shares"
-    #: what a candidate costs at least, in tokens, in a search given this meter (`SEARCH_CANDIDATE_FLOOR`)
+    #: what a candidate costs at least, in tokens, in a search given this meter (`SEARCH_CANDIDATE_FLOOR`), and a piece
+    #: of the input scored alone (`_Search.piece`)
     floor: int = 1
     spent: int = 0
     cut: bool = False
@@ -339,10 +340,14 @@ class TokenMeter:
         return max(self.allowed - self.spent, 0)
 
 
-#: What a candidate costs at least, in tokens, where searches share a budget (`TokenMeter.floor`): the oracle's
-#: computation costs about as much again whatever the input's size (some 1.3 ms a candidate on a 73-token input, where
-#: a 4,225-token one costs some 15 microseconds a token), so a budget counted in tokens alone let a search on a small
-#: input try thousands of candidates for seconds.
+#: What a candidate costs at least, in tokens, where searches share a budget (`TokenMeter.floor`), and what a piece of
+#: the input scored alone costs at least (`_Search.piece`): the oracle's computation costs about as much again whatever
+#: the input's size (some 1.3 ms a candidate on a 73-token input, where a 4,225-token one costs some 15 microseconds a
+#: token), so a budget counted in tokens alone let a search on a small input try thousands of candidates for seconds.
+#: Re-read on 2026-11-30 (segment-meter, benchmarks/README.md): a full search costs some 0.04 ms a candidate on a
+#: 73-token input and 0.17 microseconds a charged token on 364- to 1,985-token ones, so a small candidate is worth some
+#: 235 tokens there, not 100; kept at 100 (a higher floor cuts every metered search on a short input sooner; its names
+#: not measured).
 SEARCH_CANDIDATE_FLOOR = 100
 
 
@@ -364,6 +369,13 @@ class _Search:
     cost: int
     spent: int = 0
     tried: int = 0
+    #: what a candidate costs at least, in tokens (`TokenMeter.floor`): a piece of the request scored alone too
+    floor: int = 1
+    #: the pieces of the request this search has had scored alone (`piece`), by key: each charged once a search
+    scored: set = field(default_factory=set)
+    #: what the candidate being computed still covers of its pieces (`computed`): its own charge, one candidate on
+    #: the input, pays for that much of them
+    credit: int = 0
     cache: dict = field(default_factory=dict)
     #: each computation's value on each candidate, once computed: the tiers try a computation on a candidate again
     #: with other tolerances (`_with_every_simple_fit` re-reads the simple tiers), and its value is the same each
@@ -397,6 +409,45 @@ class _Search:
             self.spent += max(structured_size(request) - self.cost, 0)
             if self.spent + self.cost > self.budget:  # (the candidate's own charge follows the computation)
                 raise _BudgetSpent
+
+    def recounting(self, request):
+        """Before the oracle counts and scores `request`, a reshaped request, afresh (another smoothing on it, in the
+        pair tier): what that costs beyond one candidate on the input (`structured_size`), spent before it is
+        computed, as `reshaping` spends it where a structure's result is first computed."""
+        self.spent += max(structured_size(request) - self.cost, 0)
+        if self.spent + self.cost > self.budget:  # (the candidate's own charge follows)
+            raise _BudgetSpent
+
+    def piece(self, key, tokens):
+        """Before the oracle scores a piece of the request alone (`computations.Context.scoring_alone`: one segment, a
+        batch of segments, one reference of a segment, `tokens` tokens): charged as a candidate on that piece (its
+        tokens, `floor` at least), spent before it is computed, as `reshaping` spends a reshaped request, so that a
+        search never starts what its budget cannot pay for. A variant that scores every segment of a corpus alone
+        costs that many candidates, each as dear as a candidate on a short input (the exact arithmetic of a score costs
+        about as much whatever its counts), where it was charged one candidate on the corpus: a search among a kind's
+        names on a 2,000-segment input ran half a second on a charge of some five candidates (benchmarks/README.md,
+        segment-meter). What the candidate's own charge covers (`credit`: one candidate on the input) is not charged
+        twice, and a piece this search had scored already (`key`: the same piece under the same options and
+        smoothing, kept in the context's counts) is not charged again."""
+        if key in self.scored:
+            return
+        self.scored.add(key)
+        price = max(int(tokens), self.floor)
+        covered = min(price, self.credit)
+        self.credit -= covered
+        self.spent += price - covered
+        if self.spent + self.cost > self.budget:  # (the candidate's own charge follows the computation)
+            raise _BudgetSpent
+
+    def computed(self, function, ctx, result):
+        """`function(ctx, result)`, a computation on a candidate, whose pieces scored alone (`piece`) beyond one
+        candidate on the input are charged as they are scored; its own charge, one candidate, follows where it
+        gives a value (as before)."""
+        self.credit = self.cost
+        try:
+            return function(ctx, result)
+        finally:
+            self.credit = 0
 
     def result_for(self, changes, smoothing_change):
         key = (tuple(sorted(changes.items())), smoothing_change)
@@ -504,6 +555,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
                 ctx.weights,
                 ctx.counted,
                 searched=ctx.searched,
+                pieces=ctx.pieces,
             )
         )
         candidate = (name, tuple(sorted(changes.items())), smoothing_change)
@@ -552,7 +604,7 @@ def _value_or_ruled_out(search, cname, function, changed, result):
     None where it does not apply, uncharged as before."""
     applies = APPLIES.get(cname)
     if applies is None or consistent_with(search.statistics, result, search.n):
-        return function(changed, result)
+        return search.computed(function, changed, result)
     return _RULED_OUT if applies(changed, result) else None
 
 
@@ -744,8 +796,11 @@ def _search_for(request, answer, profile, *, overrides, among, budget, floor=1):
     base = result_under(ctx)
     if actual is None:
         return Explanation((UNEXPLAINED,), "the answer has no score", (), None, score_of(base))
-    return _Search(ctx, base, actual, statistics, len(ctx.weights), None if among is None else frozenset(among),
-                   budget, max(1, floor, request.token_count))
+    search = _Search(ctx, base, actual, statistics, len(ctx.weights), None if among is None else frozenset(among),
+                     budget, max(1, floor, request.token_count), floor=max(1, floor))
+    # (the pieces of the request its computations score alone are charged to this search: `_Search.piece`)
+    search.ctx = replace(ctx, pieces=search.piece)
+    return search
 
 
 #: What the oracle computed on the request last classified (`_kept_for`): by (its id, the profile's options and the
@@ -1316,7 +1371,7 @@ def _by_departure_with_computation(search, close, suffix):
         for cname, function in _ON_DEPARTED:
             if not search.permitted(name, cname, *suffix) or (cname in STATISTICS_ONLY and not search.statistics):
                 continue
-            value = function(ctx, result)
+            value = search.computed(function, ctx, result)
             if value is None:
                 continue
             search.charge()
@@ -1423,11 +1478,11 @@ def _by_structure_with_stage(search, conventions, close):
         # (what the oracle computes on the reshaped request is kept with the request's counts: a function of the
         # reshaped request and the options, which every search on the request asks for again)
         shaped = Context(request, search.ctx.options, search.ctx.smoothing, search.ctx.weights,
-                         structured_counts(search.ctx, structure))
+                         structured_counts(search.ctx, structure), pieces=search.ctx.pieces)
         for cname, function in _STAGES_AFTER_A_STRUCTURE:
             if not search.permitted(name, cname):
                 continue
-            value = function(shaped, result)
+            value = search.computed(function, shaped, result)
             if value is None:
                 continue
             search.charge()
@@ -1437,6 +1492,7 @@ def _by_structure_with_stage(search, conventions, close):
         for candidate in smoothings:
             if not search.permitted(name, *candidate.parts):
                 continue
+            search.recounting(request)
             search.charge()
             value = score_of(result_under(shaped, smoothing=candidate.smoothing, request=request))
             if value is not None and close(search.actual, value):

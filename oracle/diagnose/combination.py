@@ -101,6 +101,8 @@ def _oracle(ctx, *, weights=None, indices=None, smoothing=None):
     """The oracle's result for the request with other weights (counted once per number of orders, in the
     context's counts), its segments at `indices` alone (each segment counted once, in the context's counts) or
     another smoothing; None where it is refused."""
+    if indices is not None:  # (a piece of the request scored alone: the search charges it as a candidate on it)
+        ctx.scoring_alone(indices, smoothing=smoothing)
     try:
         if indices is not None:
             return segments_result(ctx.request, indices, ctx.options, smoothing or ctx.smoothing, counted=ctx.counted)

@@ -47,6 +47,28 @@ class Context:
     #: the structural mechanisms whose results this search has computed or read (`structured_computed`): what a
     #: search is charged for depends on its own computations, never on what an earlier search kept in `counted`
     searched: set = field(default_factory=set, compare=False, repr=False)
+    #: what the search computing on this context is told before the oracle scores a piece of the request alone (one
+    #: segment, a batch of segments, one reference of a segment): `(key, tokens)`, the piece's key (the same piece
+    #: under the same options and smoothing has the same key) and its tokens, so that it charges the piece as a
+    #: candidate on it (`classify._Search.piece`); None where nothing is charged (a value recomputed outside a search)
+    pieces: object = field(default=None, compare=False, repr=False)
+
+    def scoring_alone(self, indices, *, level=None, options=None, smoothing=None):
+        """Before the oracle scores the segments of this context's request at `indices` alone (one segment, or a batch
+        of them scored as a corpus) at `level` (else the request's), under `options` and `smoothing` (else the
+        context's): the search computing on it is told, so that it charges the piece as a candidate on its tokens
+        (`pieces`). A variant that scores every segment alone costs what that many candidates cost, not one candidate
+        on the corpus: each scoring's exact arithmetic costs about as much whatever the segment's size."""
+        if self.pieces is None:
+            return
+        request = self.request
+        count = len(request.segments)
+        indices = tuple(index % count if -count <= index < 0 else index for index in indices)
+        tokens = sum(len(request.segments[index].hypothesis) + sum(len(r) for r in request.segments[index].references)
+                     for index in indices)
+        key = ("alone", id(request), indices, request.level if level is None else level, options or self.options,
+               smoothing or self.smoothing)
+        self.pieces(key, tokens)
 
 
 def context_for(request, profile, overrides, text=None, counted=None):
@@ -236,6 +258,7 @@ def _mean_of_segments(ctx, level):
         return None
     scores = []
     for index in range(len(request.segments)):  # (each segment counted once per search: the context's counts)
+        ctx.scoring_alone((index,), level=level)
         try:
             one = segment_alone_result(request, index, ctx.options, ctx.smoothing, level=level, counted=ctx.counted)
         except BleuOracleError:
@@ -283,6 +306,9 @@ def max_over_single_reference_scores(ctx, result):
     for index, segment in enumerate(request.segments):
         best = None
         for which in range(len(segment.references)):
+            if ctx.pieces is not None:  # (a one-reference request, counted and scored: a candidate on its tokens)
+                ctx.pieces(("one reference", id(request), index, which, ctx.options, ctx.smoothing),
+                           len(segment.hypothesis) + len(segment.references[which]))
             one = derived_result(ctx, ("one reference", index, which), functools.partial(_one_reference, index, which))
             if one is None:
                 return None
@@ -832,7 +858,7 @@ def departed_context(ctx, departure):
     if result is None:
         return None
     request = departed(ctx.text, ctx.options, departure, ctx.request)
-    return Context(request, ctx.options, ctx.smoothing, ctx.weights), result
+    return Context(request, ctx.options, ctx.smoothing, ctx.weights, pieces=ctx.pieces), result
 
 
 def structured_result(ctx, structure):

@@ -150,6 +150,7 @@ def _segment_hypothesis_length(ctx, index):
     request = ctx.request
     if request.level != "corpus" or len(request.segments) < 2:
         return None
+    ctx.scoring_alone((index,))
     try:
         one = segment_alone_result(request, index, ctx.options, ctx.smoothing, counted=ctx.counted)
     except BleuOracleError:
@@ -284,6 +285,7 @@ def _segment_results(ctx, *, level=None, options=None, smoothing=None, several=T
         return None
     out = []
     for index in range(len(request.segments)):  # (each segment counted once per search: the context's counts)
+        ctx.scoring_alone((index,), level=level, options=options, smoothing=smoothing)
         try:
             out.append(segment_alone_result(request, index, options or ctx.options, smoothing or ctx.smoothing,
                                             level=level, counted=ctx.counted))

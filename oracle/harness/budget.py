@@ -27,6 +27,12 @@ which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`)
   than is left (nor more than `classify.ATTRIBUTION_BUDGET`); one cut is named by what is known of it, its record
   saying so. Counted in token computations, as the attribution budget is, never in seconds: a failing run's
   searches cost at most a few candidates per token the fixed run judges, beyond a bounded sum per kind and block.
+  A candidate is charged what computing it costs in that unit: one candidate on the input (its tokens, at least
+  `classify.SEARCH_CANDIDATE_FLOOR`), a request reshaped by a structure its size, and a variant that scores pieces of
+  the input alone (each segment, a batch of segments, each reference of a segment: a mean of sentence scores, a batch
+  mean, the smoothing per segment) each piece as a candidate on that piece, at the floor too, once a search
+  (`classify._Search.piece`): such a variant on a 2,000-segment input was charged one candidate on the corpus for
+  2,000 exact scorings (benchmarks/README.md, segment-meter).
   What is known of a failure left unnamed is the oracle once and a few exact tests: its answer of 0 is not searched
   for the score stage's variants that give 0 (`classify.what_is_known`), which cost some thirty candidates a record
   beyond the share. The budget bounds the searches only: shrinking, the probes, the records and the reports are

@@ -449,6 +449,38 @@ def test_what_is_known_without_the_zero_variants_names_the_same_and_tries_none_o
     assert kept.spent == left.spent
 
 
+def test_a_per_segment_candidate_is_charged_each_segment_it_scores_alone_as_a_candidate_on_that_segment():
+    """Three segments of one hypothesis token and one reference token ("a"/"a", "b"/"c", "d"/"d"), BLEU-1: 6 tokens,
+    so that with a shared meter's floor of 100 (`SEARCH_CANDIDATE_FLOOR`) a candidate on the input costs 100. By hand:
+    the corpus matches 2 of 3 unigrams, BP 1 (c = r = 3), BLEU = 2/3; the segments' own scores are 1, 0 and 1, their
+    mean 2/3; batches of 2 ("a b" against "a c", then "d" against "d") score 1/2 and 1, their mean 3/4. An answer of
+    0.5 fits neither, so each is tried once. `mean-of-sentence-scores` scores each of the 3 segments alone: 3
+    candidates of 2 tokens each, at the floor 100 each, 300, of which its own charge (one candidate on the input, 100)
+    is part: 300 spent, where it was charged 100 as one candidate on the corpus. The batch mean after it scores the
+    batch of the first two (a candidate at the floor, covered by its own charge) and the third segment alone, which the
+    mean had scored already under the same options (not charged twice): 100 more, 400. Without a shared meter (floor
+    1) the segments' pieces cost their 6 tokens, which the candidate's own charge (the input's 6 tokens) covers: 6, as
+    before."""
+    from oracle.diagnose.classify import SEARCH_CANDIDATE_FLOOR, TokenMeter
+
+    assert SEARCH_CANDIDATE_FLOOR == 100
+    r = request("corpus", [("a", ["a"]), ("b", ["c"]), ("d", ["d"])], weights=(1.0,))
+    mean = TokenMeter(10**6, floor=SEARCH_CANDIDATE_FLOOR)
+    assert classify(r, 0.5, "papineni", among=("mean-of-sentence-scores",), meter=mean).name == UNEXPLAINED
+    assert mean.spent == 300
+    both = TokenMeter(10**6, floor=SEARCH_CANDIDATE_FLOOR)
+    among = ("mean-of-sentence-scores", "mean-of-scores-of-batches-of-2")
+    assert classify(r, 0.5, "papineni", among=among, meter=both).name == UNEXPLAINED
+    assert both.spent == 400
+    unfloored = TokenMeter(10**6)
+    classify(r, 0.5, "papineni", among=("mean-of-sentence-scores",), meter=unfloored)
+    assert unfloored.spent == 6
+    # a meter that cannot pay for the three segments stops the search before it scores them all
+    short = TokenMeter(250, floor=SEARCH_CANDIDATE_FLOOR)
+    assert classify(r, 0.5, "papineni", among=("mean-of-sentence-scores",), meter=short).name == UNEXPLAINED
+    assert short.cut and short.spent == 200
+
+
 def test_a_structural_candidate_is_charged_by_the_request_it_reshapes_before_it_is_computed():
     """`SWAPPED` (`mechanisms.structure`) on one segment of 3 hypothesis tokens and one 5-token reference: the
     reshaped request has the 5 tokens as its hypothesis and the 3 as its one reference, 8 tokens and 1 reference,

@@ -202,6 +202,25 @@ def test_the_pair_tier_is_what_names_them(monkeypatch):
     assert classify(CHARACTERS, CHARACTERS_MEAN, "papineni").name == "text-read-as-characters + other-combination"
 
 
+def test_another_smoothing_on_a_reshaped_request_is_charged_the_reshaped_requests_size(monkeypatch):
+    """The pair tier scores a structure's reshaped request under each other smoothing, counting it afresh: charged
+    what that costs beyond one candidate on the input, as a structure's first result is (`structured_size`: its tokens
+    and each reference once more). CHARACTERS read as characters: the hypotheses "a", "b", " ", "c" and "a" (5), the
+    references "a", "b", " ", "c" and "b" (5), two references: 5 + 5 + 2 = 12, where a candidate on the input (2 + 2
+    + 1 + 1 tokens) costs 6: 6 more each time, before it is computed."""
+    calls = []
+    real = classify_module._Search.recounting
+
+    def recording(self, reshaped):
+        before = self.spent
+        real(self, reshaped)
+        calls.append((reshaped.token_count, reshaped.reference_count, self.cost, self.spent - before))
+
+    monkeypatch.setattr(classify_module._Search, "recounting", recording)
+    assert classify(CHARACTERS, CHARACTERS_MEAN, "papineni").name == "text-read-as-characters + mean-of-sentence-scores"
+    assert calls and set(calls) == {(10, 2, 6, 6)}
+
+
 def test_hand_written_segments_are_the_pairs_the_request_holds():
     """The reshapings above compare with `_pairs`' shape: (hypothesis tokens, (reference tokens, ...))."""
     assert _pairs(THREE.segments) == [(H1, R1), (H2, R2), (H3, R3)]
