@@ -1105,24 +1105,22 @@ def _counting_alternatives(search, value):
 def _length_readings(search, value):
     """The lengths stage's variants whose c and r are exactly the returned ones, every other count the formulas'
     (`mechanisms.counting.LENGTH_READINGS`)."""
-    if not search.statistics or search.base is None:
-        return []
-    ctx = search.ctx
-    names = matching_length_readings(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
-                                     search.base.statistics, permitted=search.permitted, charge=search.charge,
-                                     spent=(_BudgetSpent,))
-    return [Explanation((name,), _words(name, "counting"), (("computation", name),), value) for name in names]
+    return _exact_counting_variants(search, value, matching_length_readings)
 
 
 def _identity_ignored(search, value):
     """The n-gram comparison's variants whose counts are exactly the returned ones (`mechanisms.counting
     .IDENTITY_IGNORED`: an equality test that always holds at an order), where nothing else gave them."""
+    return _exact_counting_variants(search, value, matching_identity_ignored)
+
+
+def _exact_counting_variants(search, value, matching):
+    """The counting variants `matching` finds whose counts are exactly the returned ones, each an explanation."""
     if not search.statistics or search.base is None:
         return []
     ctx = search.ctx
-    names = matching_identity_ignored(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
-                                      search.base.statistics, permitted=search.permitted, charge=search.charge,
-                                      spent=(_BudgetSpent,))
+    names = matching(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
+                     search.base.statistics, permitted=search.permitted, charge=search.charge, spent=(_BudgetSpent,))
     return [Explanation((name,), _words(name, "counting"), (("computation", name),), value) for name in names]
 
 

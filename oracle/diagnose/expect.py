@@ -203,6 +203,17 @@ def oracle_expected(request, profile, *, overrides=None):
                     score_exact=str(result.score), notes=tuple(result.notes))
 
 
+def scored_expectation(request, profile):
+    """The oracle's expectation of `request` under `profile` where it is a score with statistics, else None (a
+    rejection, or an input the formulas cannot take): what a probe built by the diagnosis predicts, or nothing to
+    predict from."""
+    try:
+        expected = oracle_expected(request, profile)
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return None
+    return None if expected.rejected or expected.statistics is None else expected
+
+
 def undefined_kind(request):
     """Which input of `UNDEFINED_INPUTS` `request` is ("empty-corpus", "zero-weights"), read off the request, or None.
     Whether it is nothing else invalid besides is `undefined_answers`' to find out."""

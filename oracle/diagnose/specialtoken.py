@@ -40,12 +40,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from oracle.formulas.errors import BleuOracleError
 from oracle.models.outcomes import GOOD_OUTCOMES, Expected
 from oracle.models.protocol import ScoreRequest, Segment
 from oracle.models.results import Classification
 
-from .expect import oracle_expected
+from .expect import scored_expectation
 from .judge import Answered, Contract, judge, token_count_layers
 from .mechanisms.structure import (
     END_TOKEN_ON_HYPOTHESES,
@@ -187,11 +186,8 @@ def expectations(probe: ScoreRequest, name: str, token: SpecialToken, profile: s
     the token at its end and at its start alike). Computed before the probe is sent: an undecidable probe is not."""
     out: dict[str, Expected] = {}
     for place, scored in predictions(probe, name, token).items():
-        try:
-            expected = oracle_expected(scored, profile)
-        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
-            return None
-        if expected.rejected or expected.statistics is None:
+        expected = scored_expectation(scored, profile)
+        if expected is None:
             return None
         out[place] = expected
     if len(out) < 3 or len({(e.statistics.hyp_len, e.statistics.ref_len, tuple(e.statistics.matches),

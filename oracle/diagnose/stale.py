@@ -63,7 +63,7 @@ from oracle.models.protocol import ScoreRequest, SmoothingSpec
 from oracle.models.results import Classification
 
 from .classify import UNEXPLAINED, is_partial
-from .expect import oracle_expected, oracle_options
+from .expect import oracle_expected, oracle_options, scored_expectation
 from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge, token_count_layers
 from .mechanisms.counting import OTHER_COUNTING
 from .mechanisms.state import EARLIER_ANSWER, EXP_CARRIED, REFERENCES_KEPT
@@ -557,11 +557,8 @@ def halvings(exchange: Exchange, profile: str) -> int | None:
         return made
     for corpus in plan.previous:
         scored = request.model_copy(update={"segments": corpus, "level": "corpus", "stateful": None})
-        try:
-            expected = oracle_expected(scored, profile)
-        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
-            return None
-        if expected.rejected or expected.statistics is None:
+        expected = scored_expectation(scored, profile)
+        if expected is None:
             return None
         made += len(plan.shards) * len(unmatched_orders(request, expected.statistics))
     return made
