@@ -5,15 +5,23 @@ Issue 36, ninth held-out set: realbleu.py and the first eight held-out sets (`re
 `realbleu_heldout8.py`) cite the repositories listed in benchmarks/README.md ("Ninth held-out set, blind"), and the
 earlier sets' sections list the repositories they read and rejected; this set draws on none of them: a C++ MT
 toolkit's evaluation measure (neubig/travatar), a training library's corpus BLEU metric (fastai/fastai2, the
-repository fastai v2 was developed in; the eighth set read and rejected fastai1, another repository) and a dialogue
-benchmark's evaluator (google/airdialogue). A bug counts when a diff shows the wrong code and its fix; `url` is the
-pull request that merged the fix. No thread here, and no repository, is cited anywhere in the project (`oracle/`,
-`docs/`, `tests/`, `benchmarks/`, `cases/`, `baselines/`, `reports/`, README, CHANGELOG; searched by URL, owner,
-repository name and the fix commits' hash prefixes before the pre-registration). No bug here is a control: none of
-the three mechanisms is planted by a fake or named by the catalogue as the diff states it (the closest neighbours,
-read before the pre-registration: `individual-bleu-scores-averaged-over-four` and `order-fixed-at-4` for
-travatar's root, `longest-text-one-token` as the negation of fastai's trigger, `last-character-chopped` and the
-special-token probe beside airdialogue's line end; each is another computation, said at each bug).
+repository fastai v2 was developed in; the eighth set read and rejected fastai1, another repository), a dialogue
+benchmark's evaluator (google/airdialogue) and a JAX framework's WMT example (google/flax; the project names flax only
+as a pinned dependency of the metrax peer's environment, never its BLEU code; that code derives from tensor2tensor's
+`bleu_hook`, a cited repository, but the bug is the example's own refactoring). A bug counts when a diff shows the
+wrong code and its fix; `url` is the pull request that merged the fix, or the fix commit where it was pushed without
+one (flax's). No thread here, and no repository, is cited anywhere in the project (`oracle/`, `docs/`, `tests/`,
+`benchmarks/`, `cases/`, `baselines/`, `reports/`, README, CHANGELOG; searched by URL, owner, repository name and the
+fix commits' hash prefixes before each pre-registration). No bug here is a control: none of the four mechanisms is
+planted by a fake or named by the catalogue as the diff states it (the closest neighbours, read before the
+pre-registrations: `individual-bleu-scores-averaged-over-four` and `order-fixed-at-4` for travatar's root,
+`longest-text-one-token` as the negation of fastai's trigger, `last-character-chopped` and the special-token probe
+beside airdialogue's line end, `error-when-hypothesis-empty` (any one hypothesis empty) beside flax's every
+hypothesis empty; each is another computation or a broader trigger, said at each bug).
+Gathered in two batches, each pre-registered before its own run: the first three (552a2e3, whose message says fewer
+than five were found "by 09:35": it was written at 08:30, a misreading of the clock; the first batch was run at once,
+08:31-08:33 UTC), and `geo-mean-unbound-when-every-hypothesis-empty`, gathered after that run, its fits committed in
+the second pre-registration before its own run; no earlier fit changed.
 Each bug's `fits`, the cause names that would count as naming its mechanism (a catalogue name where the diff's
 mechanism has one, else the name an ideal cause would have; a mechanism with two faces is fitted by both named
 together or by one name for the whole, never by one face alone), were judged from the diff alone and committed
@@ -40,8 +48,13 @@ not copied): `Heldout9Library` and `Heldout9Wrapper` switch on one bug each and 
 the clean twin is realbleu.py's clean twin. Each plant is the diff's wrong code alone: the sources' other conventions
 (travatar's uniform weights 1/N and its add-k smoothing of orders 2 and up; fastai2's four orders whatever is asked,
 one target per prediction, token ids; airdialogue's tensorflow/nmt `compute_bleu`, the shortest reference's length,
-and its files' split on " ") are not planted beside it; the clean twin's conventions (the request's orders, weights
-and smoothing, closest reference length with ties to the shorter, tokens as sent) stand for them.
+and its files' split on " "; flax's example's always-on smoothing of an unmatched order, 1 / (2^k t), its
+case folding and its 13a-style tokenizer) are not planted beside it; the clean twin's conventions (the request's
+orders, weights and smoothing, closest reference length with ties to the shorter, tokens as sent) stand for them.
+Flax's trigger is the one its code had: under its own always-on smoothing every precision is 0 only where no order has
+a hypothesis n-gram, that is where the corpus's hypotheses are all empty, and the plant raises there and only there
+(under the clean twin's unsmoothed precisions the same `if` would also fail on inputs without any match, which the
+real code never did).
 """
 
 from __future__ import annotations
@@ -88,6 +101,22 @@ HELDOUT9_BUGS: dict[str, RealBug] = {
         kind="errors", stage="counting",
         fits=("error-when-a-text-has-two-tokens", "error-when-longest-text-longer-than-one-token",
               "error-when-a-bigram-is-formed", "error-when-text-two-tokens-and-order-above-one")),
+    # -- errors (the second pre-registration: gathered after the first three's run, its fits committed before its own)
+    "geo-mean-unbound-when-every-hypothesis-empty": RealBug(
+        url="https://github.com/google/flax/commit/5f4b50801712bc6aa8660566ccea4e2a419d28fb",
+        where="google/flax examples/wmt/bleu.py complete_bleu (the JAX WMT example's BLEU, split from tensor2tensor's "
+              "compute_bleu into compute_bleu_matches and complete_bleu, the `geo_mean = 0` initialisation left in "
+              "the first): `if max(precisions) > 0: p_log_sum = ...; geo_mean = math.exp(p_log_sum / max_order)` "
+              "then `bleu = geo_mean * bp`; the fix ('[jax wmt example] fix indent of bleu code.', pushed without "
+              "a pull request) adds `geo_mean = 0.0` before the loop",
+        symptom="[jax wmt example] fix indent of bleu code.",
+        mechanism="the geometric mean is bound only where some precision is positive; with the example's always-on "
+                  "smoothing of unmatched orders that fails only where no order has a hypothesis n-gram, so a corpus "
+                  "whose hypotheses are all empty (c = 0) raises UnboundLocalError where it scores 0; one non-empty "
+                  "hypothesis anywhere in the corpus answers",
+        kind="errors", stage="combination",
+        fits=("error-when-hypotheses-all-empty", "error-when-every-hypothesis-empty",
+              "error-when-corpus-hypothesis-length-zero")),
     # -- text ----------------------------------------------------------------------------------------------
     "hypothesis-line-end-kept-on-last-token": RealBug(
         url="https://github.com/google/airdialogue/pull/16",
@@ -110,13 +139,19 @@ HELDOUT9_BUGS: dict[str, RealBug] = {
 
 
 class Heldout9Library(Library):
-    """realbleu.py's library with one held-out bug of counting or combination switched on."""
+    """realbleu.py's library with one held-out bug of counting or combination (or an error of either) switched on."""
 
     def ngram_counts(self, tokens, n):
         if self.bug == "ngram-class-unqualified-raises" and n >= 2 and len(tokens) >= n:
             # fastai2 before PR 410: `[NGram(x[i:i+n], ...) for i in range(len(x)-n+1)]`, NGram unbound
             raise NameError("name 'NGram' is not defined")
         return super().ngram_counts(tokens, n)
+
+    def bleu_from_stats(self, stats, weights, smoothing, last_hypothesis_length=0):
+        if self.bug == "geo-mean-unbound-when-every-hypothesis-empty" and stats.c == 0:
+            # flax before 5f4b508: `geo_mean` assigned under `if max(precisions) > 0` only, read by `geo_mean * bp`
+            raise UnboundLocalError("cannot access local variable 'geo_mean' where it is not associated with a value")
+        return super().bleu_from_stats(stats, weights, smoothing, last_hypothesis_length)
 
     def combine(self, m, t, weights):
         if self.bug != "geometric-mean-root-fixed-at-4":
