@@ -12,16 +12,21 @@ as a pinned dependency of the metrax peer's environment, never its BLEU code; th
 wrong code and its fix; `url` is the pull request that merged the fix, or the fix commit where it was pushed without
 one (flax's). No thread here, and no repository, is cited anywhere in the project (`oracle/`, `docs/`, `tests/`,
 `benchmarks/`, `cases/`, `baselines/`, `reports/`, README, CHANGELOG; searched by URL, owner, repository name and the
-fix commits' hash prefixes before each pre-registration). No bug here is a control: none of the four mechanisms is
+fix commits' hash prefixes before each pre-registration). One bug is a control, labelled before its run
+(`planted_twin`): NVIDIA/NeMo's speech-LLM metrics passing each segment's one-reference list where sacrebleu takes
+reference streams, realbleu.py's `references-transposed` (the project cites a BLEU bug of another repository of the
+same organisation, NVIDIA-NeMo/Skills, never NVIDIA/NeMo). None of the four other mechanisms is
 planted by a fake or named by the catalogue as the diff states it (the closest neighbours, read before the
 pre-registrations: `individual-bleu-scores-averaged-over-four` and `order-fixed-at-4` for travatar's root,
 `longest-text-one-token` as the negation of fastai's trigger, `last-character-chopped` and the special-token probe
 beside airdialogue's line end, `error-when-hypothesis-empty` (any one hypothesis empty) beside flax's every
 hypothesis empty; each is another computation or a broader trigger, said at each bug).
-Gathered in two batches, each pre-registered before its own run: the first three (552a2e3, whose message says fewer
+Gathered in three batches, each pre-registered before its own run: the first three (552a2e3, whose message says fewer
 than five were found "by 09:35": it was written at 08:30, a misreading of the clock; the first batch was run at once,
-08:31-08:33 UTC), and `geo-mean-unbound-when-every-hypothesis-empty`, gathered after that run, its fits committed in
-the second pre-registration before its own run; no earlier fit changed.
+08:31-08:33 UTC), `geo-mean-unbound-when-every-hypothesis-empty`, gathered after that run, its fits committed in
+the second pre-registration before its own run (08:34-08:36 UTC), and the control `reference-lists-passed-as-streams`,
+gathered after the second run, labelled and its fits committed in a third pre-registration before its own run; no
+earlier fit changed.
 Each bug's `fits`, the cause names that would count as naming its mechanism (a catalogue name where the diff's
 mechanism has one, else the name an ideal cause would have; a mechanism with two faces is fitted by both named
 together or by one name for the whole, never by one face alone), were judged from the diff alone and committed
@@ -46,7 +51,8 @@ history).
 Written without `oracle` (stdlib only). The library, the wrapper and the protocol loop are realbleu.py's (imported,
 not copied): `Heldout9Library` and `Heldout9Wrapper` switch on one bug each and otherwise defer to realbleu.py's, so
 the clean twin is realbleu.py's clean twin. Each plant is the diff's wrong code alone: the sources' other conventions
-(travatar's uniform weights 1/N and its add-k smoothing of orders 2 and up; fastai2's four orders whatever is asked,
+(travatar's uniform weights 1/N and its add-k smoothing of orders 2 and up; NeMo's sacrebleu (13a tokens, exp
+smoothing, one reference a segment) and its whisper text normaliser; fastai2's four orders whatever is asked,
 one target per prediction, token ids; airdialogue's tensorflow/nmt `compute_bleu`, the shortest reference's length,
 and its files' split on " "; flax's example's always-on smoothing of an unmatched order, 1 / (2^k t), its
 case folding and its 13a-style tokenizer) are not planted beside it; the clean twin's conventions (the request's
@@ -117,6 +123,22 @@ HELDOUT9_BUGS: dict[str, RealBug] = {
         kind="errors", stage="combination",
         fits=("error-when-hypotheses-all-empty", "error-when-every-hypothesis-empty",
               "error-when-corpus-hypothesis-length-zero")),
+    # -- a control (the third pre-registration: gathered after the second run, labelled before its own) ----------
+    "reference-lists-passed-as-streams": RealBug(
+        url="https://github.com/NVIDIA/NeMo/pull/13762",
+        where="NVIDIA/NeMo nemo/collections/speechlm2/parts/metrics/bleu.py (and asr_bleu.py) BLEU.update / compute: "
+              "`self._refs[name].append([self.normalizer(ref)])` per segment, then `sacrebleu.corpus_bleu("
+              "self._hyps[name], self._refs[name])`, the segments' one-reference lists where sacrebleu takes "
+              "reference streams; the pull request ('Rectify speechlm2 BLEU evaluation') appends the reference "
+              "itself and passes `[self._refs[name]]`",
+        symptom="The previous implementation had an incorrect input format for sacrebleu, leading to incorrect "
+                "(possibly inflated) results.",
+        mechanism="per-segment reference lists are passed where reference streams are expected: zip(hypotheses, "
+                  "*streams) keeps as many segments as the shortest stream (one, each segment holding one "
+                  "reference), the first hypothesis scored against every segment's reference",
+        kind="structure", stage="wrapper",
+        fits=("references-transposed",),
+        planted_twin="real:references-transposed"),
     # -- text ----------------------------------------------------------------------------------------------
     "hypothesis-line-end-kept-on-last-token": RealBug(
         url="https://github.com/google/airdialogue/pull/16",
@@ -178,6 +200,9 @@ class Heldout9Wrapper(Wrapper):
         self.library = Heldout9Library(bug)
 
     def score(self, hypotheses, list_of_references, weights, smoothing, level):
+        if self.bug == "reference-lists-passed-as-streams":
+            # NeMo speechlm2 before PR 13762: `corpus_bleu(hyps, [[ref_1], [ref_2], ...])`, the lists read as streams
+            return self.library.corpus_score_streams(hypotheses, list_of_references, weights, smoothing, lambda r: r)
         if self.bug == "hypothesis-line-end-kept-on-last-token":
             # airdialogue before PR 16: `line.split(" ")` of "tokens...\n": the line end stays on the last token,
             # and the empty line "\n" is one token
