@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.metadata
-import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -25,6 +24,7 @@ from oracle.models.protocol import is_uniform as is_uniform  # re-exported: the 
 from oracle.signals import Interrupted
 
 from .drivers import libraries as _libraries
+from .tracebacks import print_traceback
 
 
 class AdapterUnavailable(BleuOracleError, ImportError):
@@ -153,7 +153,7 @@ def call(implementation, request, *, log=None):
         raise
     except BaseException as exc:  # noqa: BLE001 - Exception, and a native panic (a BaseException)
         if log is not None:
-            traceback.print_exc(file=log)
+            print_traceback(log)
         return "error", f"{type(exc).__name__}: {exc}"
 
 

@@ -36,7 +36,6 @@ import io
 import math
 import operator
 import sys
-import traceback
 
 from oracle.formulas.bounds import MAX_COUNT, MAX_ORDER
 from oracle.models.protocol import (
@@ -53,6 +52,7 @@ from oracle.models.protocol import (
 )
 
 from .base import ScoreAnswer, call
+from .tracebacks import print_traceback
 
 #: The longest command line read (bytes): as long as the runner's own line limit.
 LINE_LIMIT = 16 * 1024 * 1024
@@ -118,7 +118,7 @@ def handle_line(implementation, line, *, log=None):
             return _start(implementation, command, log), False
         return score_reply(implementation, command, log), False
     except Exception as exc:  # a bug in this server: still answer, keep serving
-        traceback.print_exc(file=log)
+        print_traceback(log)
         return _error(seq, f"internal error in the protocol server: {type(exc).__name__}: {exc}"), False
 
 
@@ -135,7 +135,7 @@ def _start(implementation, command: StartCommand, log):
     try:
         handshake = implementation.handshake()
     except Exception as exc:
-        traceback.print_exc(file=log)
+        print_traceback(log)
         return {"error": f"the implementation failed to describe itself: {type(exc).__name__}: {exc}"}
     try:
         return Handshake.from_json(handshake).to_json()

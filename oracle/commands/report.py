@@ -83,9 +83,19 @@ reproducible), with --jobs N as with one process; the report is dated (run.json'
 "date", the site's first sentence) by the day it runs, or by SOURCE_DATE_EPOCH's when
 set (seconds since 1970-01-01 UTC, the reproducible-builds convention). The real data is read from
 ../shared/data/wmt17-en-de next to the project (skipped, with the reason on
-stderr and in the report, when absent). A full run with every library and both
-reference scripts took about 7 minutes on this project's 2-core machine, most
-of it the real data; progress, with each step's duration, goes to stderr.
+stderr and in the report, when absent).
+
+How long: the committed reports/ (every library, both reference scripts,
+--jobs 2 --real-data-budget 3000) took 40 min 32 s on this project's 2-core
+machine at a load of 4 to 7 (2026-11-30, on 0f51ee0), and 29 min at a load of
+2 to 4 the time before (on 72832e3); the defaults (one job, a 300 s budget) were
+not timed. The columns are nearly all of it: in the one run whose steps were
+recorded (stopped, at a load of 15 to 20), loading the implementations took 40 s
+and reading the real data 2 s, and torch's three columns were the longest
+(benchmarks/README.md, "The reports/ regeneration on cdf9f59"). Progress goes
+to stderr with each step's duration: the loading, the real data's reading, each
+column's "done in N s" (its cases, search and real data together: they are not
+timed apart) and the whole run.
 
 Exit codes: 0 written, 2 a usage or configuration error (one line on stderr), 3 an --impl that lives
 outside this environment could not be prepared, 4 an internal error (a bug in bleu-oracle), 130 / 143

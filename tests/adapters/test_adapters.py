@@ -3,15 +3,16 @@
 Expected values are hand-derived from BLEU's definition for small inputs (or are the
 libraries' own documented examples); tests needing a library skip without it.
 
-Holds: oracle.adapters.base, oracle.adapters.nltk_adapter, oracle.adapters.sacrebleu_adapter,
-    oracle.adapters.perl_adapter, oracle.adapters.pycocoevalcap_adapter, oracle.adapters.torchmetrics_adapter,
-    oracle.adapters.torcheval_adapter, oracle.adapters.ignite_adapter, oracle.adapters.bleuscore_adapter,
-    oracle.adapters.fastbleu_adapter
+Holds: oracle.adapters.base, oracle.adapters.tracebacks, oracle.adapters.nltk_adapter,
+    oracle.adapters.sacrebleu_adapter, oracle.adapters.perl_adapter, oracle.adapters.pycocoevalcap_adapter,
+    oracle.adapters.torchmetrics_adapter, oracle.adapters.torcheval_adapter, oracle.adapters.ignite_adapter,
+    oracle.adapters.bleuscore_adapter, oracle.adapters.fastbleu_adapter
 """
 
 from __future__ import annotations
 
 import importlib
+import io
 import math
 import shutil
 import subprocess
@@ -493,3 +494,71 @@ def test_a_signal_while_an_adapter_scores_stops_the_run_and_is_never_its_answer(
         pass
 
     assert call(Stopped(Panic("thread panicked")), sentence) == ("error", "Panic: thread panicked")
+
+
+class _Raising(Implementation):
+    """An implementation whose score() runs `work` (raising through whatever it calls)."""
+
+    name, version, capabilities = "raising", "1", declare_capabilities()
+
+    def __init__(self, work) -> None:
+        self.work = work
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        return self.work()
+
+
+def _logged(work) -> str:
+    """What `call` writes to its log when the implementation's score() runs `work`."""
+    log = io.StringIO()
+    outcome, _ = call(_Raising(work), request("sentence", [("a b", ["a b"])]), log=log)
+    assert outcome == "error"
+    return log.getvalue()
+
+
+def test_a_traceback_through_this_package_names_its_file_from_the_project_root():
+    """A record's stderr held `File "/tmp/regen11/p/oracle/adapters/base.py", line 145, in call`: the clone's folder.
+    This package's files are named from the folder holding the package (`oracle/adapters/base.py`); a file of the
+    project outside the package (this test's) and the standard library's (fractions.py, which raises
+    ZeroDivisionError for a zero denominator) are named as they are."""
+    import fractions
+    from pathlib import Path
+
+    text = _logged(lambda: fractions.Fraction(1, 0))
+    assert text.startswith("Traceback (most recent call last):\n")
+    assert '\n  File "oracle/adapters/base.py", line ' in text and text.endswith("ZeroDivisionError: Fraction(1, 0)\n")
+    frames = [line for line in text.splitlines() if line.startswith("  File ")]
+    assert frames[0].startswith('  File "oracle/adapters/base.py", line ') and frames[0].endswith(", in call")
+    assert str(Path(call.__code__.co_filename)) not in text  # (the absolute path of base.py)
+    assert f'  File "{__file__}", line ' in text
+    assert f'  File "{fractions.__file__}", line ' in text
+
+
+def test_a_traceback_through_an_installed_library_names_its_file_from_site_packages():
+    """A library's frame (pydantic's TypeAdapter.validate_python, in the venv's site-packages) is named from its
+    site-packages folder on; a cause's frames (the chain) are renamed too, and nothing else of the traceback changes:
+    it is what traceback.print_exc writes with the folder above site-packages removed."""
+    import traceback
+
+    import pydantic
+
+    def through_pydantic():
+        try:
+            pydantic.TypeAdapter(int).validate_python("x")
+        except pydantic.ValidationError as exc:
+            raise RuntimeError("wrapped") from exc
+
+    text = _logged(through_pydantic)
+    assert '\n  File "site-packages/pydantic/type_adapter.py", line ' in text
+    assert "\nThe above exception was the direct cause of the following exception:\n" in text
+    assert text.endswith("RuntimeError: wrapped\n") and "/site-packages/" not in text
+    from oracle.adapters.tracebacks import print_traceback
+
+    site = pydantic.__file__.rsplit("/site-packages/", 1)[0] + "/"  # the venv's lib/pythonX.Y/ folder
+    plain, ours = io.StringIO(), io.StringIO()
+    try:
+        through_pydantic()
+    except RuntimeError:
+        traceback.print_exc(file=plain)
+        print_traceback(ours)
+    assert site in plain.getvalue() and ours.getvalue() == plain.getvalue().replace(site, "")

@@ -322,7 +322,7 @@ def _trophy_view(entry_id: str, score: float, *, tolerance: bool = True, cpu: st
     registry = [row.model_copy(update={"status": "installed", "version": entry.version})
                 if row.name == entry.implementation else row for row in data.implementations]
     rerun = Rerun(entry.implementation, entry.version, entry.profile, Answer("score", score=score), None,
-                  Verdict(False, "float32", (entry_id,)), reproduced=True)
+                  Verdict(False, "float32", (entry_id,)), class_found=True)
     return ReportView(dataclasses.replace(data, discrepancies=entries, implementations=registry,
                                           reruns={**data.reruns, entry_id: [rerun]}))
 

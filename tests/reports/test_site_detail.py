@@ -23,6 +23,7 @@ from oracle.reports.site import svg
 from oracle.reports.site.data import read_data
 from oracle.reports.site.detail import SiteDetail, page_name
 from oracle.reports.site.formatting import request_text, tokens_text, visible_token
+from oracle.reports.site.pages import environment
 from oracle.reports.site.view import ReportView, category
 
 FIXTURE = Path(__file__).resolve().parents[1] / "report_data"
@@ -162,6 +163,40 @@ def test_a_reviewed_baseline_is_shown_and_an_unreviewed_one_is_not(view, tmp_pat
     assert {b.label: b.value for b in SiteDetail(view, tmp_path).badges(entry)}["reviewed baseline"] == "none"
     (tmp_path / "nltk.yaml").write_text("entries: []\n")  # reviewed, and nothing needs accepting
     assert {b.label: b.value for b in SiteDetail(view, tmp_path).badges(entry)}["reviewed baseline"] == "0 entries"
+
+
+def _nltk_floor_answering(score: float) -> ReportView:
+    """The fixture's view with nltk's re-run of `nltk-segment-totals-floor` (recorded 0.8801117367933934, the
+    fixture's nltk stream answering exactly that) answering `score` instead, its curated class still found."""
+    data = read_data(FIXTURE)
+    reruns = {key: [dataclasses.replace(rerun, answer=dataclasses.replace(rerun.answer, score=score))
+                    if key == "nltk-segment-totals-floor" and rerun.implementation == "nltk" else rerun
+                    for rerun in runs]
+              for key, runs in data.reruns.items()}
+    return ReportView(dataclasses.replace(data, reruns=reruns))
+
+
+def test_a_curated_class_found_again_with_another_answer_is_not_counted_reproduced(tmp_path):
+    """The badge counts an entry reproduced as the trophy case does: its class found again and its recorded answer
+    given again. nltk shows 9 curated entries in the fixture, its re-runs answering each one's recorded value (7
+    scores, a rejection, an error): 9/9 (tests/report_data/expected/implementations/nltk.html). The floor entry
+    re-run answering 0.5 where 0.8801117367933934 was recorded, its class found again, is 8/9, and every page says
+    it is not reproduced and why; 5e-10 relative away (inside the contract's 1e-9 relative) it is 9/9."""
+    view = _nltk_floor_answering(0.5)
+    entry = view.by_name["nltk"]
+    badges = {b.label: b.value for b in SiteDetail(view, tmp_path).badges(entry)}
+    assert badges["curated classes reproduced"] == "8/9"
+    shown = next(c for c in view.curated("nltk") if c.entry.id == "nltk-segment-totals-floor")
+    assert view.observed_text(shown, "nltk", entry.version).endswith(
+        "**not reproduced** (now answers 0.5 where 0.8801117367933934 was recorded)")
+    trophy = next(t for t in view.trophies if t.id == "nltk-segment-totals-floor")
+    assert trophy.now == f"not reproduced with {entry.version} (now answers 0.5 where 0.8801117367933934 was recorded)"
+    page = environment().get_template("implementation.md.j2").render(view=view, entry=entry)
+    assert f"; 8 reproduced with nltk {entry.version} by re-running" in page
+    index = environment().get_template("index.html.j2").render(view=view, detail=SiteDetail(view, None))
+    assert "<code>nltk-segment-totals-floor</code> — not reproduced ✗;" in index
+    close = _nltk_floor_answering(0.8801117367933934 * (1 + 5e-10))
+    assert {b.label: b.value for b in SiteDetail(close, tmp_path).badges(entry)}["curated classes reproduced"] == "9/9"
 
 
 # -- files ----------------------------------------------------------------------------------------------

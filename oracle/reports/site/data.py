@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from oracle.diagnose.classify import describe_as
 from oracle.diagnose.cover import run_name_of
 from oracle.diagnose.discrepancies import models as discrepancy_models
+from oracle.diagnose.discrepancies import reproduces
 from oracle.files import write_atomically
 from oracle.formulas.errors import BleuValueError
 from oracle.harness.events import RESULTS_FILE, read_results
@@ -243,7 +244,23 @@ class Rerun:
     answer: Answer
     expected: Expectation | None
     verdict: Verdict
-    reproduced: bool  # the root cause found now is the curated one
+    #: the root cause found now is the curated one (the answer aside: `reproduces` asks both)
+    class_found: bool
+
+    def answers_otherwise(self, entry: Discrepancy) -> bool:
+        """Whether this re-run answers a score other than the one curated entry `entry` recorded: beyond the numeric
+        contract, or beyond the entry's own `reproduced_within` where it states one (`discrepancies.reproduces`).
+        An entry that records no score (a rejection, statistics), or a re-run that answers none, is judged by its
+        class alone."""
+        if "score" not in entry.example.implementation or self.answer.outcome != "score":
+            return False
+        return not reproduces(entry, self.answer.score)
+
+    def reproduces(self, entry: Discrepancy) -> bool:
+        """Whether this re-run reproduces curated entry `entry`: its class found again and its recorded answer given
+        again (within the numeric contract or the entry's own tolerance). The one definition the pages and the
+        trophy case count by."""
+        return self.class_found and not self.answers_otherwise(entry)
 
 
 @dataclass(frozen=True)
@@ -517,7 +534,7 @@ class Rows:
                     answer(record),
                     expectation(record),
                     judged,
-                    reproduced=record.id in judged.documented,
+                    class_found=record.id in judged.documented,
                 )
             )
         elif record.kind == REAL_DATA:

@@ -507,13 +507,16 @@ class ReportView:
         counts = self.class_counts(name) + self.companion_class_counts(name)
         for entry in self.discrepancies:
             observed = next((o for o in self.reruns.get(entry.id, []) if o.implementation == name), None)
-            shared = observed is not None and (observed.reproduced or counts.get(entry.id))
+            shared = observed is not None and (observed.class_found or counts.get(entry.id))
             if entry.implementation == name or shared:
                 out.append(Curated(entry, observed))
         return out
 
     def reproduced(self, name: str) -> int:
-        return sum(1 for shown in self.curated(name) if shown.observed is not None and shown.observed.reproduced)
+        """How many of the curated classes shown for `name` its re-runs reproduce (`Rerun.reproduces`: the class
+        found again and the recorded answer given again), as the trophy case counts them."""
+        return sum(1 for shown in self.curated(name)
+                   if shown.observed is not None and shown.observed.reproduces(shown.entry))
 
     def search_counts(self, name: str) -> Counter[str]:
         return Counter(category(entry) for entry in self.search.get(name, []))
@@ -596,9 +599,13 @@ class ReportView:
         if answer.statistics:
             got += f" (statistics {compact_json(answer.statistics)})"
         want = expected_text(observed.expected, "rejects the input", None)
-        verdict = (
-            "reproduced ✓" if observed.reproduced else f"**not reproduced** (now: `{observed.verdict.classification}`)"
-        )
+        if observed.reproduces(entry):
+            verdict = "reproduced ✓"
+        elif observed.class_found:  # the class found again, with another answer than the one recorded
+            verdict = (f"**not reproduced** (now answers {fmt(answer.score, None)} where "
+                       f"{answer_value(entry.example.implementation)} was recorded)")
+        else:
+            verdict = f"**not reproduced** (now: `{observed.verdict.classification}`)"
         return f"{name} {version} answers {got}; the oracle under profile {observed.profile} gives {want}: {verdict}"
 
     # -- real data --
@@ -709,10 +716,10 @@ class ReportView:
             now = "observed by calling the library itself, not re-run through its adapter"
         elif own is None:
             now = "not re-run" + ("" if installed is not None and installed.installed else " (not installed here)")
-        elif own.reproduced and not self._answers_otherwise(entry, own):
+        elif own.reproduces(entry):
             version = installed.version if installed is not None and installed.version is not None else entry.version
             now = f"reproduced with {version}" + self._within_tolerance_only(entry, own)
-        elif own.reproduced:
+        elif own.class_found:  # the class found again, with another answer than the one recorded
             version = installed.version if installed is not None and installed.version is not None else "?"
             now = (f"not reproduced with {version} (now answers {fmt(own.answer.score, None)} where "
                    f"{answer_value(entry.example.implementation)} was recorded)")
@@ -754,15 +761,6 @@ class ReportView:
         return (f" within the entry's own tolerance, not the numeric contract: this run answers "
                 f"{fmt(own.answer.score, None)} ({cpu}) where {answer_value(entry.example.implementation)} was "
                 "recorded")
-
-    @staticmethod
-    def _answers_otherwise(entry: Discrepancy, own: Rerun) -> bool:
-        """Whether the re-run answers a score other than the one the entry recorded: beyond the numeric contract, or
-        beyond the entry's own `reproduced_within` where it states one (`discrepancies.reproduces`). An entry that
-        records no score (a rejection, statistics) is judged by its class alone."""
-        if "score" not in entry.example.implementation or own.answer.outcome != "score":
-            return False
-        return not reproduces(entry, own.answer.score)
 
     def trophy_counts(self) -> tuple[int, Counter[str], int]:
         """(libraries, {upstream stage: count} over every stage, reproduced now): each entry counts once, under
