@@ -5,12 +5,12 @@ dies (or hangs) after a number of requests whatever they hold, or on an input no
 
 The input features are declared here (`FEATURES`, of the input's shape, `LAST_RESORT`, of what its tokens give, and
 `HALVES`, asked only as a half of a disjunction `<a>-or-<b>`, each in the order the search asks them; `FACES` and
-`ORDER_FACES`, the narrower faces of a cause found, asked only then), with the edits that take each away; the search that asks them and the
-edits' functions are `oracle.diagnose.errorcauses`'s, which never imports the catalogue: the callers (the harness's
-diagnosis and crash causes) ask through `error_cause`, `holds`, `hinted` and `describe` here. A cause found carries
-its features (`errorcauses.ErrorCause.features`); a name is read back into features (`errorcauses.parts`) only where
-it comes as text: a record's name described, or a hint, a name a shrunk failure of the kind was given (across
-`check --jobs` workers, as records carry it)."""
+`ORDER_FACES`, the narrower faces of a cause found, asked only then), with the edits that take each away; the
+search that asks them and the edits' functions are `oracle.diagnose.errorcauses`'s, which never imports the
+catalogue: the callers (the harness's diagnosis and crash causes) ask through `error_cause`, `holds`, `hinted` and
+`describe` here. A cause found carries its features (`errorcauses.ErrorCause.features`); a name is read back into
+features (`errorcauses.parts`) only where it comes as text: a record's name described, or a hint, a name a shrunk
+failure of the kind was given (across `check --jobs` workers, as records carry it)."""
 
 from __future__ import annotations
 
