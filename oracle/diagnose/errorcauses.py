@@ -54,6 +54,19 @@ hypothesis under closest picks an empty reference whatever is added), r = 0 is n
 from (bp-ratio-division, `c / r` unguarded) was named `error-when-references-all-empty`: the joined reference of one
 token was picked, and took r = 0 away with every reference being empty.
 
+A cause found is then told from its broader and narrower neighbours (`_faces`), each by one probe on the other side
+of the boundary the broader reading draws, generated from the features' declarations: a per-segment feature ("a
+hypothesis is empty": some segment) has an every-quantified face (`every_segment`, `hypotheses-all-empty`), asked by
+the failing input with one more segment without the feature, every other feature kept (a corpus of one segment, where
+"some" and "every" are one input, cannot tell them apart); and beside an order bound `order-above-<k>` (the order
+lowered to k answered), a text longer than k (`OrderFace`, `text-longer-than-<k>`), asked by the failing input with
+every text cut to k tokens, the order kept (an order matters only where a text is as long as it: a threshold on the
+order may be one on the n-grams formed). Answered, the cause narrows (the every-face in the feature's place, the text
+bound beside the order's); erring, the broader name is confirmed and stays. At most FACE_PROBES requests over the
+search's bound. The ninth held-out set's two error bugs came to this (benchmarks/README.md, "An error's trigger told
+from its broader and narrower neighbours"): each named by the broader face of its trigger, which its shrunk input,
+one segment, or an order and a text both at the threshold, could not tell from the narrower.
+
 `holds(name, request, features)` says whether a request has the features a cause names, without asking anything:
 an error that was not shrunk is named by a cause its kind's shrunk errors were given, where its input holds it.
 
@@ -99,6 +112,9 @@ MAX_PROBES = 16
 #: a failing run several times its fixed twin's tokens; one over it is not asked (as outside the capabilities), and
 #: a failing input over it is not searched (its record says so).
 MAX_PROBE_TOKENS = 4096
+#: Requests the faces of a cause found may send over MAX_PROBES (`_faces`: one for "every segment", one for the texts
+#: cut beside an order bound; a neighbour's refuted features are most often asked already).
+FACE_PROBES = 2
 #: Orders above the failing one tried at most, looking for the first the implementation answers.
 ORDER_STEPS = 4
 #: The token an edit adds where the input has none to repeat.
@@ -190,6 +206,10 @@ class Feature:
     #: first neighbour took a zero precision away with the feature (`_with_derived`); None where the first
     #: neighbour adds no token.
     unmatched: Callable[[ScoreRequest], ScoreRequest | None] | None = None
+    #: The feature this one narrows (a per-segment feature's every-quantified face, `every_segment`): asked only
+    #: once a cause naming that broader feature is found, and named in its place where its neighbour is answered
+    #: (`_faces`).
+    narrows: str | None = None
 
 
 def one_neighbour(edit: Callable[[ScoreRequest], ScoreRequest | None]
@@ -530,6 +550,68 @@ def one_text_lengthened(request: ScoreRequest) -> Iterator[ScoreRequest]:
             break
 
 
+def every_segment(feature: Feature, name: str, words: str) -> Feature:
+    """The every-quantified face of a per-segment feature (`feature` holds where some segment has it): held where the
+    corpus has segments and each, alone, holds `feature`. Its neighbour keeps every segment and adds one more (at
+    corpus level), the first segment with `feature` taken away by `feature`'s own first neighbour: "some segment" is
+    kept, "every segment" taken away, every other segment as it was. None for a stateful request (its plan counts the
+    segments). Asked only where a cause naming `feature` is found (`Feature.narrows`, `_faces`): a corpus of one
+    segment cannot tell "some" from "every"."""
+    def alone(request: ScoreRequest, segment: Segment) -> ScoreRequest:
+        return _with_segments(request, [segment])
+
+    def holds(request: ScoreRequest) -> bool:
+        return bool(request.segments) and all(feature.holds(alone(request, s)) for s in request.segments)
+
+    def neighbours(request: ScoreRequest) -> Iterator[ScoreRequest]:
+        if not request.segments or request.stateful is not None:
+            return
+        taken = next(iter(feature.neighbours(alone(request, request.segments[0]))), None)
+        if taken is None or feature.holds(taken):
+            return
+        yield request.model_copy(update={"level": "corpus", "segments": (*request.segments, *taken.segments)})
+    return Feature(name, words, feature.family, holds, neighbours, narrows=feature.name)
+
+
+def _text_lengths(request: ScoreRequest) -> list[int] | None:
+    """The tokens of every hypothesis and reference (a text request split as its tokenizer splits it); None where the
+    request cannot be tokenized."""
+    lengths = _segment_lengths(request)
+    return None if lengths is None else [n for c, refs in lengths for n in (c, *refs)]
+
+
+def text_longer_than(request: ScoreRequest, bound: int) -> bool:
+    """Whether some hypothesis or reference has more than `bound` tokens: beside an order above `bound`, an n-gram of
+    order `bound + 1` is then formed (a text request split as its tokenizer splits it)."""
+    lengths = _text_lengths(request)
+    return lengths is not None and any(n > bound for n in lengths)
+
+
+def texts_cut(request: ScoreRequest, bound: int) -> ScoreRequest | None:
+    """Every hypothesis and reference cut to its first `bound` tokens (a text's first words; its order and weights
+    kept): no n-gram above order `bound` is formed. None where nothing is cut."""
+    def cut(value):
+        if length_of(value) <= bound:
+            return value
+        return " ".join(value.split()[:bound]) if isinstance(value, str) else tuple(value[:bound])
+    changed = _with_segments(request, (
+        Segment(hypothesis=cut(s.hypothesis), references=tuple(map(cut, s.references))) for s in request.segments))
+    return None if changed == request else changed
+
+
+@dataclass(frozen=True)
+class OrderFace:
+    """A feature bounded by the order bound found beside it (`order-above-<k>`): an order matters only where some text
+    is as long as it, so a threshold on the order may be one on the n-grams formed. Named `<prefix><k>`, with the
+    bound k of `order-above-<k>`; `holds(request, k)`; `neighbour(request, k)`, the request with it taken away, the
+    order kept (asked by `_faces`)."""
+
+    prefix: str
+    words: Callable[[int], str]
+    holds: Callable[[ScoreRequest, int], bool]
+    neighbour: Callable[[ScoreRequest, int], ScoreRequest | None]
+
+
 def _closest_tie(hypothesis_length: int, lengths: Sequence[int]) -> tuple[int, int] | None:
     """(the shorter, the longer) tied length where a segment's closest references are one shorter and one longer
     than its hypothesis by as many tokens (c - d and c + d, d > 0, no reference closer); else None."""
@@ -704,11 +786,25 @@ class Features:
     #: Features asked only as a half of a disjunction (`_disjunction`), after `features`: held by nearly every
     #: shrunk input, among the others they would block their neighbours.
     halves: tuple[Feature, ...] = ()
+    #: Narrower faces of the features (`Feature.narrows`: "every segment" for "some segment", `every_segment`), asked
+    #: only once a cause naming the broader one is found (`_faces`).
+    faces: tuple[Feature, ...] = ()
+    #: Features bounded by an order bound found beside them (`OrderFace`: a text longer than k beside `order-above-k`),
+    #: asked only once a cause naming that bound is found (`_faces`).
+    order_faces: tuple[OrderFace, ...] = ()
     by_name: dict[str, Feature] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", {feature.name: feature for feature in (
-            *self.features, *self.last_resort, *self.halves)})
+            *self.features, *self.last_resort, *self.halves, *self.faces)})
+
+    def order_face(self, part: str) -> tuple[OrderFace, int] | None:
+        """The order face a part names (`<prefix><k>`) and its bound, or None for another part."""
+        for face in self.order_faces:
+            bound = part.removeprefix(face.prefix)
+            if part.startswith(face.prefix) and bound.isdigit():
+                return face, int(bound)
+        return None
 
 
 def _halves(part: str, features: Features) -> tuple[Feature, Feature] | None:
@@ -727,6 +823,9 @@ def _part_holds(part: str, request: ScoreRequest, features: Features) -> bool:
         return any(half.holds(request) for half in halves)
     if part == SEGMENT_EMPTY:
         return _segment_empty(request)
+    bounded = features.order_face(part)
+    if bounded is not None:
+        return bounded[0].holds(request, bounded[1])
     if part.startswith(_SMOOTHING):
         return request.smoothing.method == part.removeprefix(_SMOOTHING)
     for prefix, below in ((_ORDER_BELOW, True), (_ORDER_ABOVE, False)):
@@ -764,6 +863,9 @@ def part_words(part: str, features: Features) -> str:
         return f"either {halves[0].words}, or {halves[1].words}"
     if part == SEGMENT_EMPTY:
         return _SEGMENT_EMPTY_WORDS
+    bounded = features.order_face(part)
+    if bounded is not None:
+        return bounded[0].words(bounded[1])
     if part.startswith(_SMOOTHING):
         return f"the smoothing is {part.removeprefix(_SMOOTHING)}"
     if part.startswith(_ORDER_BELOW):
@@ -1046,6 +1148,51 @@ def _disjunction(probing: _Probing, every: Sequence[ScoreRequest]) -> str | None
     return None
 
 
+def _every_face(probing: _Probing, part: str, every: Sequence[ScoreRequest]) -> str:
+    """`part`, or its every-quantified face (`Features.faces`) where the failing inputs hold that face and its
+    neighbour, the failing input with one more segment without the feature (every other feature it holds kept, but
+    those refuted: a corpus of one segment given a second is no longer one), is answered: a corpus of one segment
+    could not tell "some segment" from "every segment"."""
+    face = next((f for f in probing.features.faces if f.narrows == part), None)
+    if face is None or not all(face.holds(request) for request in every):
+        return part
+    neighbour = next(iter(probing.without(face)), None)
+    if neighbour is None or not probing.features.by_name[part].holds(neighbour):
+        return part
+    return face.name if probing.errs(neighbour) is False else part
+
+
+def _order_faces(probing: _Probing, found: Sequence[str], every: Sequence[ScoreRequest]) -> list[str]:
+    """The order faces (`Features.order_faces`) to add beside an `order-above-<k>` found: each the failing inputs hold
+    whose neighbour (the failing input with that face taken away, the order kept, every part found still held) is
+    answered: the order is above k, but the error needs what an order above k forms (a text longer than k)."""
+    added = []
+    for part in found:
+        bound = part.removeprefix(_ORDER_ABOVE)
+        if not part.startswith(_ORDER_ABOVE) or not bound.isdigit():
+            continue
+        for face in probing.features.order_faces:
+            if not all(face.holds(request, int(bound)) for request in every):
+                continue
+            neighbour = face.neighbour(probing.failing, int(bound))
+            if (neighbour is not None and not face.holds(neighbour, int(bound))
+                    and all(_part_holds(other, neighbour, probing.features) for other in found)
+                    and probing.errs(neighbour) is False):
+                added.append(f"{face.prefix}{bound}")
+    return added
+
+
+def _faces(probing: _Probing, found: list[str], every: Sequence[ScoreRequest]) -> list[str]:
+    """`found` told from its broader and narrower neighbours: each part's every-quantified face in its place where
+    "some segment" is refuted (`_every_face`), and beside an order bound `order-above-<k>` a text longer than k where
+    the texts cut to k tokens are answered (`_order_faces`). Each is one probe on the other side of the boundary the
+    broader reading draws: answered, the cause narrows; erring, the broader name is confirmed and stays. At most
+    FACE_PROBES requests over the search's bound."""
+    probing.limit = max(probing.limit, probing.probes) + FACE_PROBES
+    narrowed = [_every_face(probing, part, every) for part in found]
+    return [*narrowed, *_order_faces(probing, narrowed, every)]
+
+
 def _what_is_known(probing: _Probing) -> str:
     """What the probes of a search that confirmed nothing say, from their answers alone (none sent for it): the
     features the failing input holds whose neighbour was asked and still erred (none of them alone is the trigger),
@@ -1092,6 +1239,7 @@ def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_fai
     references_empty = {"reference-empty", "references-all-empty"} & set(found)
     if "hypothesis-empty" in found and references_empty and _segment_empty(failing):
         found = [SEGMENT_EMPTY if f == "hypothesis-empty" else f for f in found if f not in references_empty]
+    found = _faces(probing, found, every) if found else found
     if not found:
         either = _disjunction(probing, every)
         found = [either] if either is not None else []
@@ -1124,8 +1272,10 @@ __all__ = [
     "ErrorCause",
     "Feature",
     "Features",
+    "OrderFace",
     "describe",
     "error_cause",
+    "every_segment",
     "hinted",
     "holds",
     "parts",

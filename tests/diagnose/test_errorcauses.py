@@ -18,7 +18,7 @@ import pytest
 import yaml
 from fakes.harness import check, fake, results, run_cli
 
-from oracle.diagnose.errorcauses import DISJUNCTION_PROBES, MAX_PROBE_TOKENS, MAX_PROBES
+from oracle.diagnose.errorcauses import DISJUNCTION_PROBES, FACE_PROBES, MAX_PROBE_TOKENS, MAX_PROBES
 from oracle.diagnose.mechanisms.errors import describe, error_cause, hinted, holds
 from oracle.models.protocol import ScoreRequest
 
@@ -739,3 +739,99 @@ def test_an_error_on_one_segment_batches_is_named_by_it(tmp_path):
     for record in errors:
         if record.classification.name == "error-when-segments-one" and hasattr(record.request, "segments"):
             assert len(record.request.segments) == 1, record.id
+
+
+# -- a cause told from its broader and narrower neighbours: an order bound against the texts' lengths, and the
+# quantifier of a per-segment feature (issue 36, error-faces) -------------------------------------------------------
+
+
+def ngram_above_order_one_formed(r):
+    """An n-gram builder that raises for every order above 1 (a name unbound in its list comprehension): it errs only
+    where such an n-gram is formed, an order of 2 or more and some hypothesis or reference of 2 tokens or more."""
+    return len(r.weights) >= 2 and any(len(x) >= 2 for s in r.segments for x in (s.hypothesis, *s.references))
+
+
+def ngram_above_order_two_formed(r):
+    """The same for orders above 2: an order of 3 or more and a text of 3 tokens or more."""
+    return len(r.weights) >= 3 and any(len(x) >= 3 for s in r.segments for x in (s.hypothesis, *s.references))
+
+
+def order_above_one(r):
+    """A rule refusing any order above 1 whatever the texts (a scorer of unigrams only, checking its arguments)."""
+    return len(r.weights) >= 2
+
+
+def every_hypothesis_empty(r):
+    """A brevity penalty r / c on the corpus's summed lengths, unguarded: it errs only where c = 0, every hypothesis of
+    the corpus empty (a corpus with one non-empty hypothesis has c > 0)."""
+    return all(not s.hypothesis for s in r.segments)
+
+
+#: "" against "a b" at order 2 (uniform weights): the one text of two tokens forms the bigram "a b"
+EMPTY_AGAINST_TWO = request(segments=[{"hypothesis": [], "references": [["a", "b"]]}], weights=[0.5, 0.5])
+#: "" against "a b c" at order 3: the one text of three tokens forms a trigram
+EMPTY_AGAINST_THREE = request(segments=[{"hypothesis": [], "references": [["a", "b", "c"]]}],
+                              weights=[1 / 3, 1 / 3, 1 / 3])
+#: one segment, "" against "a", at sentence level: "a hypothesis is empty" and "every hypothesis is empty" are one input
+EMPTY_SENTENCE = request(level="sentence", segments=[{"hypothesis": [], "references": [["a"]]}])
+
+
+@pytest.mark.parametrize(("rule", "failing", "name"), [
+    # the builder of bigrams: at order 1 ("" against "a b", weights (1,)) no bigram is built, answered: the order is
+    # above 1; the order kept at 2, the reference cut to "a" forms no bigram, answered: a text longer than 1 too
+    (ngram_above_order_one_formed, EMPTY_AGAINST_TWO, "error-when-order-above-1-and-text-longer-than-1"),
+    # a refusal of every order above 1: the same cut reference at order 2 still errs, so the order alone stays
+    (order_above_one, EMPTY_AGAINST_TWO, "error-when-order-above-1"),
+    # the builder of trigrams: order 2 answered (order above 2), "a b c" cut to "a b" at order 3 answered
+    (ngram_above_order_two_formed, EMPTY_AGAINST_THREE, "error-when-order-above-2-and-text-longer-than-2"),
+    # c = 0: the one segment given twice still errs (both empty), corpus level still errs; one more segment whose
+    # hypothesis is "a" (c = 1) is answered: every hypothesis, not some
+    (every_hypothesis_empty, EMPTY_SENTENCE, "error-when-hypotheses-all-empty"),
+    (every_hypothesis_empty, request(segments=[{"hypothesis": [], "references": [[]]}]),
+     "error-when-hypotheses-all-empty"),
+    # an empty hypothesis anywhere: the second segment's "a" beside the empty one still errs, the broader name stays
+    (empty_hypothesis, EMPTY_SENTENCE, "error-when-hypothesis-empty"),
+    (empty_hypothesis, request(segments=[{"hypothesis": [], "references": [[]]}]), "error-when-hypothesis-empty"),
+])
+def test_a_cause_is_told_from_its_broader_and_narrower_neighbours(rule, failing, name):
+    _named_by_its_neighbours(rule, failing, name)
+
+
+def test_the_probes_that_tell_the_faces_apart_are_on_both_sides_of_the_boundary():
+    # the order bound: the failing input's order (2) kept, every text cut to one token ("" against "a"): sent once
+    ask = asking(ngram_above_order_one_formed)
+    error_cause(EMPTY_AGAINST_TWO, ask, methods=METHODS)
+    cut = [p for p in ask.asked if len(p.weights) == 2 and max(len(x) for s in p.segments for x in s.references) == 1]
+    assert len(cut) == 1 and cut[0].segments[0].references == (("a",),), cut
+    # the quantifier: a corpus of two segments, the failing one ("" against "a") and one whose hypothesis is not empty,
+    # every other feature kept (its reference "a"): sent once
+    ask = asking(every_hypothesis_empty)
+    error_cause(EMPTY_SENTENCE, ask, methods=METHODS)
+    mixed = [p for p in ask.asked if len(p.segments) == 2 and {len(s.hypothesis) for s in p.segments} == {0, 1}]
+    assert len(mixed) == 1 and mixed[0].level == "corpus", mixed
+    assert [s.references for s in mixed[0].segments] == [(("a",),), (("a",),)]
+    assert mixed[0].segments[1].hypothesis == ("a",)
+    # within the bound (MAX_PROBES, and the faces' allowance)
+    assert len(ask.asked) <= MAX_PROBES + FACE_PROBES
+
+
+def test_the_faces_are_held_and_described_as_stated():
+    every = "error-when-hypotheses-all-empty"
+    both_empty = request(segments=[{"hypothesis": [], "references": [["a"]]}, {"hypothesis": [], "references": [[]]}])
+    one_empty = request(segments=[{"hypothesis": [], "references": [["a"]]}, {"hypothesis": ["b"], "references": [[]]}])
+    assert holds(every, both_empty) and holds(every, EMPTY_SENTENCE)
+    assert not holds(every, one_empty) and holds("error-when-hypothesis-empty", one_empty)
+    assert not holds(every, request(segments=[]))  # (no segment: c = 0, but no hypothesis to be empty)
+    assert describe(every) == "the implementation answers error where every hypothesis of the corpus is empty (c = 0)"
+    # a text longer than k: "" against "a b" holds it at 1, not at 2; a text request counts its tokenizer's tokens
+    # ("a." is "a" and "." under 13a: two)
+    longer = "error-when-order-above-1-and-text-longer-than-1"
+    assert holds(longer, EMPTY_AGAINST_TWO)
+    assert not holds(longer, request(segments=[{"hypothesis": ["a"], "references": [["b"]]}], weights=[0.5, 0.5]))
+    assert not holds(longer, EMPTY_AGAINST_TWO.model_copy(update={"weights": (1.0,)}))
+    assert not holds("error-when-text-longer-than-2", EMPTY_AGAINST_TWO)
+    assert holds(longer, request(tokenize="13a", segments=[{"hypothesis": "a.", "references": ["b"]}],
+                                 weights=[0.5, 0.5]))
+    assert describe(longer) == ("the implementation answers error where the order (the number of weights) is above 1 "
+                                "and a hypothesis or reference has more than 1 token(s) (with the order above 1, an "
+                                "n-gram of order 2 is formed)")

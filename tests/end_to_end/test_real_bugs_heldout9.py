@@ -58,7 +58,13 @@ SWITCHES = Switches(HELDOUT9_BUGS, Heldout9Wrapper, heldout9_answer, REQUESTS,
 globals().update(SWITCHES.tests())  # the switch checks every held-out set passes (tests/fakes/harness.py)
 # The fixed twin every bug's run alternates with passes `check` on 10 examples (run by hand on its 200 default examples
 # as well, exit 0); the same examples fail the line end
-globals().update(collection_tests("heldout9", HELDOUT9_BUGS, twin=(10, "hypothesis-line-end-kept-on-last-token")))
+#: The one catalogue spelling attribution.py counts for this set's fits, added after the blind run and marked post hoc
+#: (benchmarks/README.md, "An error's trigger told from its broader and narrower neighbours"): the n-gram error's two
+#: conditions as the catalogue spells them
+POST_HOC_SPELLINGS = {"error-when-text-two-tokens-and-order-above-one": (
+    "error-when-order-above-1-and-text-longer-than-1",)}
+globals().update(collection_tests("heldout9", HELDOUT9_BUGS, spellings=POST_HOC_SPELLINGS,
+                                  twin=(10, "hypothesis-line-end-kept-on-last-token")))
 
 
 def _answer(bug, request):

@@ -119,6 +119,11 @@ def test_a_narrower_trigger_holds_every_feature_of_an_accepted_one():
     assert not narrower("error-when-hypothesis-empty-or-segments-one", halves)  # one half accepted, not the other
     assert not narrower("other-counting-of-matches", halves)
     assert not narrower(None, halves)
+    # a narrower face holds the feature it narrows (every hypothesis empty: some hypothesis is), not the other way
+    assert narrower("error-when-hypotheses-all-empty", ("error-when-hypothesis-empty",))
+    assert narrower("error-when-hypotheses-all-empty-and-references-one", ("error-when-hypothesis-empty",))
+    assert not narrower("error-when-hypothesis-empty", ("error-when-hypotheses-all-empty",))
+    assert not narrower("error-when-hypotheses-all-empty", ("error-when-reference-empty",))
 
 
 def test_every_one_bug_fake_has_fits_and_a_kind_and_its_commands():

@@ -4,13 +4,13 @@
 dies (or hangs) after a number of requests whatever they hold, or on an input no feature separates.
 
 The input features are declared here (`FEATURES`, of the input's shape, `LAST_RESORT`, of what its tokens give, and
-`HALVES`, asked only as a half of a disjunction `<a>-or-<b>`, each in the order the search asks them), with the edits
-that take each away; the search that asks them and the
-edits' functions are `oracle.diagnose.errorcauses`'s, which never imports the catalogue: the callers (the harness's
-diagnosis and crash causes) ask through `error_cause`, `holds`, `hinted` and `describe` here. A cause found carries
-its features (`errorcauses.ErrorCause.features`); a name is read back into features (`errorcauses.parts`) only where
-it comes as text: a record's name described, or a hint, a name a shrunk failure of the kind was given (across
-`check --jobs` workers, as records carry it)."""
+`HALVES`, asked only as a half of a disjunction `<a>-or-<b>`, each in the order the search asks them; `FACES` and
+`ORDER_FACES`, the narrower faces of a cause found, asked only then), with the edits that take each away; the
+search that asks them and the edits' functions are `oracle.diagnose.errorcauses`'s, which never imports the
+catalogue: the callers (the harness's diagnosis and crash causes) ask through `error_cause`, `holds`, `hinted` and
+`describe` here. A cause found carries its features (`errorcauses.ErrorCause.features`); a name is read back into
+features (`errorcauses.parts`) only where it comes as text: a record's name described, or a hint, a name a shrunk
+failure of the kind was given (across `check --jobs` workers, as records carry it)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,9 @@ from oracle.diagnose.errorcauses import (
     single_references,
     single_segments,
     smoothing_made_valid,
+    text_longer_than,
     texts_changed,
+    texts_cut,
     texts_of,
     tie_broken,
     tied_references_swapped,
@@ -226,8 +228,37 @@ HALVES: tuple[Feature, ...] = (
             "most one)", "longest-text", longest_text_one_token, one_text_lengthened),
 )
 
+#: Narrower faces of the features above, each asked only once a cause naming the broader one is found, by one probe
+#: on the other side of the boundary the broader reading draws (`errorcauses._faces`; issue 36, error-faces: a
+#: cause's quantifier and its order bound told from their broader and narrower neighbours). A per-segment feature
+#: ("some segment ...") has an every-quantified face (`errorcauses.every_segment`), whose neighbour is the failing
+#: input with one more segment without the feature, every other feature kept: a corpus of one segment, where "some"
+#: and "every" are the same input, cannot tell them apart.
+FACES: tuple[Feature, ...] = (
+    # c = 0 over the corpus: a brevity penalty's r / c or c / r taken on the corpus's summed lengths unguarded
+    # (PaddlePaddle/PaddleNLP #8761, BLEU.accumulate's `math.exp(min(1 - self.bp_r / float(self.bp_c), 0))`, bp_c
+    # summed over the corpus; tensorflow/nmt's compute_bleu, `ratio = translation_length / reference_length` then
+    # `math.exp(1 - 1. / ratio)`): one non-empty hypothesis anywhere in the corpus answers
+    errorcauses.every_segment(next(f for f in FEATURES if f.name == "hypothesis-empty"), "hypotheses-all-empty",
+                              "every hypothesis of the corpus is empty (c = 0)"),
+)
+
+#: Features bounded by an order bound found beside them (`errorcauses.OrderFace`): an order only matters where some
+#: text is as long as it, so `order-above-<k>` (the order lowered to k answered) may be a threshold on the n-grams
+#: formed; asked, once such a bound is found, by the failing input with every text cut to k tokens, the order kept.
+#: No code the project cites raises on forming an n-gram of an order above 1 (an n-gram builder that errs for such
+#: an order does so only where a text is long enough to form one); the kind is general: any computation done per
+#: n-gram of the orders above k and wrong there.
+ORDER_FACES: tuple[errorcauses.OrderFace, ...] = (
+    errorcauses.OrderFace(
+        "text-longer-than-",
+        lambda k: (f"a hypothesis or reference has more than {k} token(s) (with the order above {k}, an n-gram of "
+                   f"order {k + 1} is formed)"),
+        text_longer_than, texts_cut),
+)
+
 #: The features and triggers as the search reads them (`oracle.diagnose.errorcauses.Features`).
-DECLARED = errorcauses.Features(FEATURES, LAST_RESORT, TRIGGER_PREFIXES, HALVES)
+DECLARED = errorcauses.Features(FEATURES, LAST_RESORT, TRIGGER_PREFIXES, HALVES, FACES, ORDER_FACES)
 
 
 def describe(name: str) -> str:
@@ -305,5 +336,5 @@ MECHANISMS = [
       for word in ("crash", "timeout")),
 ]
 
-__all__ = ["DECLARED", "FEATURES", "HALVES", "LAST_RESORT", "MECHANISMS", "TRIGGER_PREFIXES", "after_requests",
-           "after_requests_name", "describe", "error_cause", "hinted", "holds", "no_feature_name"]
+__all__ = ["DECLARED", "FACES", "FEATURES", "HALVES", "LAST_RESORT", "MECHANISMS", "ORDER_FACES", "TRIGGER_PREFIXES",
+           "after_requests", "after_requests_name", "describe", "error_cause", "hinted", "holds", "no_feature_name"]
