@@ -641,6 +641,48 @@ def token_operators() -> list[tuple[str, Reshape]]:
     return out
 
 
+def line_end_kept(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    r"""A line's tokens as `line.split(" ")` gives them where the line is not stripped first: its line end on the last
+    token (`"b\n"` for `b`), an empty line the one token `"\n"`. `"\n"` stands for every line end a reader keeps
+    (`"\r\n"` from a Windows file too): the counts are the same wherever no token of the request ends in one."""
+    return (*tokens[:-1], tokens[-1] + "\n") if tokens else ("\n",)
+
+
+def _line_end_operator(hypotheses: bool, references: bool) -> Reshape:
+    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        if text is not None:  # a tokenizer splits at the line end as at any whitespace: it is never kept
+            return None
+        return [(line_end_kept(h) if hypotheses else h,
+                 tuple(line_end_kept(r) if references else r for r in refs)) for h, refs in _pairs(segments)]
+
+    return reshape
+
+
+#: A line read without stripping, on one side or both (issue 36: every text transformation applied to the hypothesis
+#: only, the references only, or both): (name, on hypotheses, on references, the side's words).
+LINE_END_SIDES = (
+    ("hypothesis-line-end-kept-on-last-token", True, False, "each hypothesis line"),
+    ("reference-line-end-kept-on-last-token", False, True, "each reference line"),
+    ("line-end-kept-on-last-token-on-both-sides", True, True, "each hypothesis and each reference line"),
+)
+
+
+def line_ends_kept() -> list[tuple[str, Reshape]]:
+    """(name, reshaping) of a line read without stripping on each side (`LINE_END_SIDES`), token requests only (a text
+    request's tokenizer splits at the line end)."""
+    out = []
+    for name, hypotheses, references, where in LINE_END_SIDES:
+        reshape = _line_end_operator(hypotheses, references)
+        reshape.__doc__ = (
+            f"{where} split on \" \" without stripping its line end first (`line.split(\" \")` over a file's lines, "
+            "where `line.rstrip().split(\" \")` was meant): the last token carries the line end (\"\\n\", or "
+            "\"\\r\\n\" from a Windows file) and matches no token without it, an empty line is the one token of its "
+            "line end (qurator-spk/dinglehopper#107: the ground truth's lines read with readlines() kept their "
+            "newlines, on one side only, and the character error rate came out wrong)")
+        out.append((name, reshape))
+    return out
+
+
 def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, reshape: Reshape) -> ScoreRequest | None:
     """`request` (a token request: a text request's tokens) as a mechanism's `reshape` reshapes it, a token request of
     the segments it scores (`text`: the text request it was tokenized from, if it was; `options`: the judged ones);
@@ -656,10 +698,11 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, res
     return request.model_copy(update={"segments": segments, "level": level, "tokenize": None, "stateful": None})
 
 
-__all__ = ["MAX_POOLED_SEGMENTS", "Pair", "Reshape", "Structure", "TOKEN_OPERATORS", "TOKEN_SIDES", "all_characters",
+__all__ = ["LINE_END_SIDES", "MAX_POOLED_SEGMENTS", "Pair", "Reshape", "Structure", "TOKEN_OPERATORS", "TOKEN_SIDES",
+           "all_characters",
            "corpus_cut_to_first_segment", "corpus_cut_to_last_segment", "each_reference", "first_reference_dropped",
            "first_segment_dropped", "hypotheses_in_reverse_order", "last_reference_dropped",
-           "lines_cut_at_splitlines_line_ends", "lines_cut_at_universal_newlines",
+           "line_end_kept", "line_ends_kept", "lines_cut_at_splitlines_line_ends", "lines_cut_at_universal_newlines",
            "references_joined_into_one", "segments_joined_into_one", "token_operators",
            "end_token_on_both", "end_token_on_references_and_common_padding",
            "end_token_on_references_and_padding_on_both", "hypothesis_characters", "last_reference", "next_references",

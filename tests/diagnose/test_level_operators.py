@@ -72,6 +72,13 @@ RESHAPED = {
     **{f"{stem}-in-references": [(h, r) for h, r in zip((H1, H2, H3), REFERENCES[stem], strict=True)]
        for stem in REFERENCES},
     **{f"{stem}-in-text": list(zip(HYPOTHESES[stem], REFERENCES[stem], strict=True)) for stem in HYPOTHESES},
+    # a line read without stripping: its last token carries the line end, on one side or both
+    "hypothesis-line-end-kept-on-last-token": [(("a", "b", "c\n"), R1), (("d", "x\n"), R2), (("g\n",), R3)],
+    "reference-line-end-kept-on-last-token": [(H1, (("a", "b\n"), ("c\n",))), (H2, (("d\n",), ("e", "f\n"))),
+                                              (H3, (("g", "h\n"), ("i\n",)))],
+    "line-end-kept-on-last-token-on-both-sides": [(("a", "b", "c\n"), (("a", "b\n"), ("c\n",))),
+                                                  (("d", "x\n"), (("d\n",), ("e", "f\n"))),
+                                                  (("g\n",), (("g", "h\n"), ("i\n",)))],
 }
 
 
@@ -140,6 +147,52 @@ def test_a_level_operator_is_named_by_the_statistics_it_gives(reply, name):
     explanation = classify(THREE, reply, "papineni")
     assert name in (explanation.name, *explanation.fits), (explanation.name, explanation.fits)
     assert explained_value(THREE, "papineni", (("computation", name),)) == pytest.approx(reply["score"], rel=1e-12)
+
+
+# two segments, unigrams: ("a b" | "a b"), ("" | "c"). The oracle: "a b" | "a b": m 2 of 2; "" | "c": c 0, r 1: c 2,
+# r 3, m 2/2, BP e^(1 - 3/2) -> e^-0.5
+EMPTY = request(("a b", ["a b"]), ("", ["c"]))
+# the hypothesis line's end kept: "a b\n" | "a b": m 1 ("a") of 2; the empty line "\n" | "c": one token, m 0 of 1,
+# r 1: c 3, r 3, m 1/3, BP 1 -> 1/3
+LINE_END = answer(1 / 3, 3, 3, [1], [3])
+# on THREE (above): "a b c\n" | "a b", "c": m 2 (a, b), r 2 (closest to 3 among 2, 1); "d x\n" | "d", "e f": m 1,
+# r 2; "g\n" | "g h", "i": m 0, r 1: c 6, r 5, m 3/6, BP 1 -> 1/2
+THREE_LINE_END = answer(0.5, 6, 5, [3], [6])
+
+
+@pytest.mark.parametrize("scored, reply", [(EMPTY, LINE_END), (THREE, THREE_LINE_END)], ids=["empty", "three"])
+def test_a_hypothesis_line_end_kept_is_named_by_the_statistics_it_gives(scored, reply):
+    explanation = classify(scored, reply, "papineni")
+    assert "hypothesis-line-end-kept-on-last-token" in (explanation.name, *explanation.fits), (
+        explanation.name, explanation.fits)
+    assert explained_value(scored, "papineni", (("computation", "hypothesis-line-end-kept-on-last-token"),)) == (
+        pytest.approx(reply["score"], rel=1e-12))
+
+
+def test_a_line_end_on_both_sides_matches_an_empty_reference_line():
+    # ("a b" | "a b"), ("" | ""): the oracle has c 2, r 2, m 2/2 -> 1. Both lines' ends kept: "a b\n" | "a b\n": m 2
+    # of 2; "\n" | "\n": m 1 of 1: c 3, r 3, m 3/3 -> 1 as well, but c and r are 3; the hypotheses' alone: "\n" | "":
+    # r 0, m 0 of 1 and "a b\n" | "a b": m 1 of 2: c 3, r 2, m 1/3
+    both = request(("a b", ["a b"]), ("", [""]))
+    explanation = classify(both, answer(1.0, 3, 3, [3], [3]), "papineni")
+    assert "line-end-kept-on-last-token-on-both-sides" in (explanation.name, *explanation.fits), (
+        explanation.name, explanation.fits)
+    assert "hypothesis-line-end-kept-on-last-token" not in (explanation.name, *explanation.fits)
+
+
+def test_a_line_end_is_never_kept_on_a_text_request():
+    """A tokenizer splits at a line end as at any other whitespace: on a text request a line read without stripping
+    tokenizes as the stripped line, so the statistics a line end kept would give on its tokens (THREE_LINE_END, by
+    hand above) are never given its name there."""
+    text = ScoreRequest(level="corpus", weights=[1.0], tokenize="13a",
+                        segments=[Segment(hypothesis=h, references=refs) for h, refs in (
+                            ("a b c", ["a b", "c"]), ("d x", ["d", "e f"]), ("g", ["g h", "i"]))])
+    for name in ("hypothesis-line-end-kept-on-last-token", "reference-line-end-kept-on-last-token",
+                 "line-end-kept-on-last-token-on-both-sides"):
+        assert declared.STRUCTURES[name].reshape(THREE.segments, text, None) is None
+    explanation = classify(text, THREE_LINE_END, "papineni")
+    assert not {part for fit in (explanation.name, *explanation.fits) for part in fit.split(" + ")} & {
+        "hypothesis-line-end-kept-on-last-token", "line-end-kept-on-last-token-on-both-sides"}, explanation.fits
 
 
 def test_a_reference_dropped_is_named_by_the_statistics_it_gives():

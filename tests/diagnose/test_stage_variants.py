@@ -142,6 +142,9 @@ MATRIX_EXAMPLES = [
     # (variant, request, its statistics, the answer derived by hand)
     # three orders summed, divided by 4 (not 3): e^(-1/5) x (4/5 + 3/4 + 2/3) / 4 = e^(-1/5) x (133/60) / 4
     ("individual-bleu-scores-averaged-over-four", SHORT3, SHORT3_STATISTICS, SHORT_BP * 133 / 240),
+    # the log of the product of the two precisions divided by 4, not 2 (each weight 1/2 scaled by 2/4 to 1/4):
+    # e^(-1/5) x (4/5 x 3/4)^(1/4) = e^(-1/5) x (3/5)^(1/4) = 0.8187... x 0.8801... = 0.7205...
+    ("geometric-mean-root-fixed-at-4", SHORT2, SHORT2_STATISTICS, SHORT_BP * (3 / 5) ** 0.25),
     # every denominator c = 5: p_1 = 4/5, p_2 = 3/5, so e^(-1/5) x sqrt(12/25)
     ("precisions-over-hypothesis-length", SHORT2, SHORT2_STATISTICS, SHORT_BP * math.sqrt(12 / 25)),
     # p_n = m_n: e^(-1/5) x sqrt(4 x 3) = e^(-1/5) x sqrt(12), above 1
@@ -190,6 +193,29 @@ def test_the_mean_over_four_is_the_arithmetic_mean_where_four_orders_are_in_forc
     assert dict(MATRIX_VARIANTS)["individual-bleu-scores-averaged-over-four"](ctx, result_under(ctx)) is None
     found = classify(four, ScoreAnswer(SHORT_BP * 163 / 240, statistics), "papineni")
     assert found.name == "arithmetic-mean-of-precisions"
+
+
+def test_the_root_fixed_at_4_of_one_order_is_the_fourth_root_of_its_precision():
+    # BLEU-1, 'a b c d e' against 'a b c d f g': p_1 = 4/5, BP e^(-1/5); log(p_1) / 4: e^(-1/5) x (4/5)^(1/4)
+    one = _request("a b c d e", ["a b c d f g"], (1.0,))
+    statistics = {"hyp_len": 5, "ref_len": 6, "matches": [4], "totals": [5]}
+    answer = SHORT_BP * (4 / 5) ** 0.25
+    ctx = context_for(one, "papineni", None)
+    assert math.isclose(dict(MATRIX_VARIANTS)["geometric-mean-root-fixed-at-4"](ctx, result_under(ctx)), answer,
+                        rel_tol=1e-12)
+    assert classify(one, ScoreAnswer(answer, statistics), "papineni").name == "geometric-mean-root-fixed-at-4"
+
+
+def test_the_root_fixed_at_4_is_invisible_where_four_orders_are_sent():
+    # four orders: log(p_1 ... p_4) / 4 is the right mean, so the variant gives nothing to tell apart (None), and an
+    # answer that is wrong otherwise is never given its name: the arithmetic mean of the same four precisions (as in
+    # the test of the mean over four above), e^(-1/5) x (163/60) / 4, is `arithmetic-mean-of-precisions`
+    four = _request("a b c d e", ["a b c d f g"], (0.25,) * 4)
+    statistics = {"hyp_len": 5, "ref_len": 6, "matches": [4, 3, 2, 1], "totals": [5, 4, 3, 2]}
+    ctx = context_for(four, "papineni", None)
+    assert dict(MATRIX_VARIANTS)["geometric-mean-root-fixed-at-4"](ctx, result_under(ctx)) is None
+    found = classify(four, ScoreAnswer(SHORT_BP * 163 / 240, statistics), "papineni")
+    assert "geometric-mean-root-fixed-at-4" not in (found.name, *found.fits)
 
 
 def test_a_score_already_a_whole_percent_is_not_truncated():

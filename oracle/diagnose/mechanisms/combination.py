@@ -30,6 +30,7 @@ from oracle.diagnose.combination import (
     exponent_negated_penalty,
     first_segment_score_reported,
     floored_ratio_penalty,
+    geometric_mean_root_fixed_at_4,
     highest_order_left_out,
     highest_order_precision_only,
     individual_bleu_scores_averaged_over_four,
@@ -109,6 +110,9 @@ COMBINATION_VARIANTS: tuple[tuple[str, Callable], ...] = (
 #: found.
 MATRIX_VARIANTS: tuple[tuple[str, Callable], ...] = (
     ("individual-bleu-scores-averaged-over-four", individual_bleu_scores_averaged_over_four),
+    # its geometric sibling (stage-consts): the root of the mean a constant 4 where the order N belongs; after the
+    # arithmetic one, as every matrix variant after the earlier tiers, so that no record an earlier name had moves
+    ("geometric-mean-root-fixed-at-4", geometric_mean_root_fixed_at_4),
     ("precisions-over-hypothesis-length", precisions_over_hypothesis_length),
     ("matches-as-precisions", matches_as_precisions),
     ("precisions-averaged-over-segments", precisions_averaged_over_segments),
