@@ -35,8 +35,24 @@ which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`)
   2,000 exact scorings (benchmarks/README.md, segment-meter).
   What is known of a failure left unnamed is the oracle once and a few exact tests: its answer of 0 is not searched
   for the score stage's variants that give 0 (`classify.what_is_known`), which cost some thirty candidates a record
-  beyond the share. The budget bounds the searches only: shrinking, the probes, the records and the reports are
-  outside it (benchmarks/README.md, cost-bound, measures each).
+  beyond the share. The budget bounds the searches of failures not shrunk only: the shrunk (or first) failure's own
+  classification (and `attribute.attribute_shrunk`'s search of its original input, up to `ATTRIBUTION_BUDGET` each),
+  the documented classes, shrinking, the probes, the records and the reports are outside it (benchmarks/README.md,
+  cost-bound, measures each).
+- **One budget for a block's whole diagnosis** (`diagnosis_tokens_per_block`, run-cap; **off by default**:
+  DIAGNOSIS_CANDIDATES_PER_TOKEN is 0, and the records are what they are without it): where it is set (the constant,
+  or the environment variable RUN_CAP_VARIABLE, for a measurement), every search of a block's failures, every kind
+  together, shares K candidates per token its examples judged (`diagnosis_tokens_earned`: a passing example counted
+  at the floor, `classify.SEARCH_CANDIDATE_FLOOR`, since a `--jobs` parent hears failures only; a failing one at its
+  input's tokens, which it may always spend): the shrunk (or first) failure's classification with its original
+  input's search, the searches among the hints and among every explanation (each within its kind's share as well),
+  its block's causes and what is known (charged, never refused), kept under DIAGNOSIS_KIND in the same ledger as the
+  kinds' shares, so that workers and shards decide alike. A search it cuts is named by what is known (or by a cause
+  its block found for another kind), its record naming the diagnosis budget; a shrunk input named before the search
+  of its original input was cut keeps its name, its record saying the search was cut. Still outside it: the
+  documented classes (searched whole, as above), the told-apart requests, the error and death causes, shrinking and
+  the state, order and special-token probes (requests to the implementation, each judged by the oracle once: not
+  charged in this unit here), the records and the reports. benchmarks/README.md (run-cap) has the trade measured.
 - **Evidence from other kinds** (`block_causes`): a failure whose search was not run or was cut is tested, before it
   is named by what is known, against the root causes its block named before it for other kinds of failure, each
   once (`oracle.harness.diagnosis`): a bug whose records split between kinds is named by what was found on one.

@@ -319,13 +319,18 @@ def _diagnosis_meter(request, context: DiagnosisContext, kind_allowed: int | Non
     DIAGNOSIS_CANDIDATES_PER_TOKEN, off by default): what the block has left of it and what this failure earns
     (`budget.search_tokens_left` of DIAGNOSIS_KIND), and at most `kind_allowed` (its kind's share, where it has one);
     None where there is no such budget (off, or no block: a case)."""
-    if diagnosis_candidates_per_token() <= 0 or context.budget.example < 0:
+    if not _capped(context):
         return None
     allowed = max(context.budget.search_tokens(DIAGNOSIS_KIND), 0) + _diagnosis_earned(request)
     if kind_allowed is not None and kind_allowed <= allowed:
         return TokenMeter(kind_allowed, f"the search budget of its kind's failures not shrunk in "
                                         f"{_block_words(context)}", floor=SEARCH_CANDIDATE_FLOOR)
     return TokenMeter(allowed, _diagnosis_words(context), floor=SEARCH_CANDIDATE_FLOOR)
+
+
+def _capped(context: DiagnosisContext) -> bool:
+    """Whether the failure being diagnosed has its block's diagnosis budget (`_diagnosis_meter`, run-cap)."""
+    return diagnosis_candidates_per_token() > 0 and context.budget.example >= 0
 
 
 def _diagnosis_words(context: DiagnosisContext):
@@ -774,8 +779,12 @@ def _named_without_full_search(judged: Judged, overrides, search_all, why, conte
     classes = tuple(search_classes(context.documented))
     # the implementation's documented classes are searched whole, never metered: they are few, they are what names
     # a baseline's known deviations, and a search the meter cut would be described as "no documented class
-    # explains it" (keras-hub at --seed 2: 12 records its curated classes name were `unexplained` so)
-    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=classes)
+    # explains it" (keras-hub at --seed 2: 12 records its curated classes name were `unexplained` so). Where it has
+    # none and its block's diagnosis has one budget (run-cap), that search (what is known, the zero variants with it)
+    # is within what the budget left
+    capped = meter if meter is not None and not classes and _capped(context) else None
+    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=classes,
+                      meter=capped)
     if named.name != UNEXPLAINED or not search_all:
         return named
     documented = "no documented class of this implementation explains it, and " if classes else ""
@@ -817,6 +826,8 @@ def _named_by_block_causes(judged: Judged, overrides, kind: tuple, tested: tuple
         # more per reference: a candidate's worth of tokens is left for those)
         trial = TokenMeter((2 ** len(parts)) * max(judged[0].token_count, floor),
                            "the evaluation of its block's root causes", floor=floor)
+        if meter is not None and _capped(context) and meter.left() < trial.allowed:
+            break  # (its block's diagnosis budget, run-cap, has not that much left: what is known names it)
         named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=parts,
                           meter=trial)
         if meter is not None:
