@@ -46,11 +46,13 @@ which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`)
   at the floor, `classify.SEARCH_CANDIDATE_FLOOR`, since a `--jobs` parent hears failures only; a failing one at its
   input's tokens, which it may always spend): the shrunk (or first) failure's classification with its original
   input's search, the searches among the hints and among every explanation (each within its kind's share as well),
-  its block's causes and what is known (charged, never refused), kept under DIAGNOSIS_KIND in the same ledger as the
-  kinds' shares, so that workers and shards decide alike. A search it cuts is named by what is known (or by a cause
-  its block found for another kind), its record naming the diagnosis budget; a shrunk input named before the search
-  of its original input was cut keeps its name, its record saying the search was cut. Still outside it: the
-  documented classes (searched whole, as above), the told-apart requests, the error and death causes, shrinking and
+  its block's causes (each tried only where the budget has a trial's worth left), the search among the documented
+  classes of an implementation that has none (what is known with the zero variants) and what is known (charged,
+  never refused), kept under DIAGNOSIS_KIND in the same ledger as the kinds' shares, so that workers and shards
+  decide alike. A search it cuts is named by what is known (or by a cause its block found for another kind), its
+  record naming the diagnosis budget; a shrunk input named before the search of its original input was cut keeps its
+  name, its record saying the search was cut. Still outside it: the documented classes of an implementation that
+  has some (searched whole, as above), the told-apart requests, the error and death causes, shrinking and
   the state, order and special-token probes (requests to the implementation, each judged by the oracle once: not
   charged in this unit here), the records and the reports. benchmarks/README.md (run-cap) has the trade measured.
 - **Evidence from other kinds** (`block_causes`): a failure whose search was not run or was cut is tested, before it
