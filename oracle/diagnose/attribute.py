@@ -198,40 +198,43 @@ def _explained(request, reply, profile, overrides, entries, *, search_all, among
 Judged = tuple[ScoreRequest, Answered, Verdict, Expected]
 
 
-def _explains(request, reply, profile, overrides, parts) -> bool:
+def _explains(request, reply, profile, overrides, parts, meter=None) -> bool:
     """Whether the explanation of `parts` explains `reply` to `request` (False where the oracle cannot score it)."""
     try:
-        return classify(request, reply, profile, overrides=overrides, among=parts).explained
+        return classify(request, reply, profile, overrides=overrides, among=parts, meter=meter).explained
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):
         return False
 
 
 def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, overrides: Mapping[str, Any] | None = None,
-                     entries: Sequence[SearchClass] = (), search_all: bool = True) -> Classification:
+                     entries: Sequence[SearchClass] = (), search_all: bool = True,
+                     meter: TokenMeter | None = None) -> Classification:
     """The root cause of a shrunk failure: `shrunk` and `original` are each (request, reply, verdict,
     expected). A small input fits several explanations more often than a large one (an empty segment makes
     a floor and a mean of sentence scores agree), so an explanation of the shrunk input that does not also
-    explain the original answer gives way to the original's own explanation, where that explains both."""
-    out = attribute(*shrunk, profile, entries=entries, search_all=search_all)
-    if not out.change or not search_all:
+    explain the original answer gives way to the original's own explanation, where that explains both.
+    `meter`: the token computations every one of its searches shares (`classify.TokenMeter`; a search it cut
+    sets its `cut`, and the caller names the failure by what is known)."""
+    out = attribute(*shrunk, profile, entries=entries, search_all=search_all, meter=meter)
+    if not out.change or not search_all or (meter is not None and meter.cut):
         return out
     request, reply = original[0], original[1]
     try:
         confirmed = [parts for parts in (out.parts, *out.fit_parts)
-                     if classify(request, reply, profile, overrides=overrides, among=parts).explained]
+                     if classify(request, reply, profile, overrides=overrides, among=parts, meter=meter).explained]
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):
         return out
     others = tuple(confirmed[1:])
     if confirmed and confirmed[0] == out.parts:
         return out.model_copy(update={"fit_parts": others})
     if confirmed:  # another explanation of the shrunk input is the one that explains the original too
-        again = attribute(*shrunk, profile, entries=entries, among=confirmed[0])
+        again = attribute(*shrunk, profile, entries=entries, among=confirmed[0], meter=meter)
         if again.change:  # (with what is known of it, where that explains the original as well: `classify`)
             known = tuple(parts for parts in again.fit_parts
-                          if parts not in others and _explains(request, reply, profile, overrides, parts))
+                          if parts not in others and _explains(request, reply, profile, overrides, parts, meter))
             return again.model_copy(update={"fit_parts": (*others, *known)})
-    whole = attribute(*original, profile, overrides=overrides, entries=entries)
+    whole = attribute(*original, profile, overrides=overrides, entries=entries, meter=meter)
     if not whole.change:
         return out
-    both = attribute(*shrunk, profile, entries=entries, among=whole.parts)
+    both = attribute(*shrunk, profile, entries=entries, among=whole.parts, meter=meter)
     return both if both.change else out

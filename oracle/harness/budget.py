@@ -35,8 +35,26 @@ which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`)
   2,000 exact scorings (benchmarks/README.md, segment-meter).
   What is known of a failure left unnamed is the oracle once and a few exact tests: its answer of 0 is not searched
   for the score stage's variants that give 0 (`classify.what_is_known`), which cost some thirty candidates a record
-  beyond the share. The budget bounds the searches only: shrinking, the probes, the records and the reports are
-  outside it (benchmarks/README.md, cost-bound, measures each).
+  beyond the share. The budget bounds the searches of failures not shrunk only: the shrunk (or first) failure's own
+  classification (and `attribute.attribute_shrunk`'s search of its original input, up to `ATTRIBUTION_BUDGET` each),
+  the documented classes, shrinking, the probes, the records and the reports are outside it (benchmarks/README.md,
+  cost-bound, measures each).
+- **One budget for a block's whole diagnosis** (`diagnosis_tokens_per_block`, run-cap; **off by default**:
+  DIAGNOSIS_CANDIDATES_PER_TOKEN is 0, and the records are what they are without it): where it is set (the constant,
+  or the environment variable RUN_CAP_VARIABLE, for a measurement), every search of a block's failures, every kind
+  together, shares K candidates per token its examples judged (`diagnosis_tokens_earned`: a passing example counted
+  at the floor, `classify.SEARCH_CANDIDATE_FLOOR`, since a `--jobs` parent hears failures only; a failing one at its
+  input's tokens, which it may always spend): the shrunk (or first) failure's classification with its original
+  input's search, the searches among the hints and among every explanation (each within its kind's share as well),
+  its block's causes (each tried only where the budget has a trial's worth left), the search among the documented
+  classes of an implementation that has none (what is known with the zero variants) and what is known (charged,
+  never refused), kept under DIAGNOSIS_KIND in the same ledger as the kinds' shares, so that workers and shards
+  decide alike. A search it cuts is named by what is known (or by a cause its block found for another kind), its
+  record naming the diagnosis budget; a shrunk input named before the search of its original input was cut keeps its
+  name, its record saying the search was cut. Still outside it: the documented classes of an implementation that
+  has some (searched whole, as above), the told-apart requests, the error and death causes, shrinking and
+  the state, order and special-token probes (requests to the implementation, each judged by the oracle once: not
+  charged in this unit here), the records and the reports. benchmarks/README.md (run-cap) has the trade measured.
 - **Evidence from other kinds** (`block_causes`): a failure whose search was not run or was cut is tested, before it
   is named by what is known, against the root causes its block named before it for other kinds of failure, each
   once (`oracle.harness.diagnosis`): a bug whose records split between kinds is named by what was found on one.
@@ -49,6 +67,9 @@ which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`)
 
 from __future__ import annotations
 
+import os
+
+from oracle.diagnose.classify import SEARCH_CANDIDATE_FLOOR
 from oracle.diagnose.repeat import NONDETERMINISTIC
 
 #: Examples are grouped in blocks of this many consecutive indices for the shrink allowance: which
@@ -166,4 +187,38 @@ def search_tokens_left(index: int, kind: tuple, charged: dict[int, list[tuple[tu
     block = index // SHRINK_BLOCK
     spent = sum(tokens for other, charges in charged.items() if other < index and other // SHRINK_BLOCK == block
                 for charged_kind, tokens in charges if charged_kind == kind)
-    return SEARCH_TOKENS_PER_BLOCK - spent
+    return (diagnosis_tokens_per_block() if kind == DIAGNOSIS_KIND else SEARCH_TOKENS_PER_BLOCK) - spent
+
+
+#: One budget for a block's whole diagnosis (run-cap, benchmarks/README.md): how many candidates, at the floor
+#: (`classify.SEARCH_CANDIDATE_FLOOR`), each token the block's examples judged affords the searches of all its failures,
+#: every kind together: the shrunk (or first) failure's own classification with its original input's, the searches
+#: among the hints and among every explanation, the block's causes and what is known. 0: off, the default (no such
+#: budget; the records are main's). The one constant both readings of issue 36's bound are measured with; the
+#: environment variable RUN_CAP_VARIABLE overrides it, for a measurement (inherited by `check --jobs` workers).
+DIAGNOSIS_CANDIDATES_PER_TOKEN = 0
+RUN_CAP_VARIABLE = "BLEU_ORACLE_RUN_CAP"
+#: The key the block's diagnosis budget is charged under in `charged` (`search_tokens_left`), beside the failure
+#: kinds' (a tuple of three or four): one ledger for every kind of the block.
+DIAGNOSIS_KIND = ("diagnosis",)
+
+
+def diagnosis_candidates_per_token() -> int:
+    """DIAGNOSIS_CANDIDATES_PER_TOKEN, or RUN_CAP_VARIABLE's value where it is set to a whole number (0: off)."""
+    value = os.environ.get(RUN_CAP_VARIABLE, "").strip()
+    return max(int(value), 0) if value.isdigit() else DIAGNOSIS_CANDIDATES_PER_TOKEN
+
+
+def diagnosis_tokens_per_block() -> int:
+    """What a block's diagnosis may spend before its failures earn theirs (`diagnosis_tokens_earned`): its
+    SHRINK_BLOCK examples judged, each counted at the floor (the parent of `--jobs` hears failures only, so a
+    passing example's tokens are not known to it: the floor is what judging any example costs at least), times
+    `diagnosis_candidates_per_token`."""
+    return diagnosis_candidates_per_token() * SHRINK_BLOCK * SEARCH_CANDIDATE_FLOOR
+
+
+def diagnosis_tokens_earned(tokens: int) -> int:
+    """What a failing example's input of `tokens` tokens adds to its block's diagnosis budget: what judging it cost
+    beyond the floor `diagnosis_tokens_per_block` counted it at, times `diagnosis_candidates_per_token` (a failure
+    may always spend it, as `search_tokens_earned`)."""
+    return diagnosis_candidates_per_token() * max(int(tokens) - SEARCH_CANDIDATE_FLOOR, 0)

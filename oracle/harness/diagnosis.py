@@ -76,12 +76,15 @@ from oracle.models.results import Shrunk, cause_name
 
 from . import crashcauses
 from .budget import (
+    DIAGNOSIS_KIND,
     NONDETERMINISTIC_HINT,
     NONDETERMINISTIC_KIND,
     SEARCH_CANDIDATES_PER_FAILURE,
     SEARCH_TOKENS_PER_BLOCK,
     SHRINK_BLOCK,
     Cause,
+    diagnosis_candidates_per_token,
+    diagnosis_tokens_earned,
     failure_kind,
     search_tokens_earned,
 )
@@ -247,23 +250,13 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
         if last is not None:
             judged = last
     classification = None
+    failed_kind = failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order)
     if item.attribution != "none" and hints:
         classification = _attribute_by_hints(
-            judged.parts, hints, overrides, context, search_all=search_all,
-            kind=failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order))
-    elif item.attribution != "none" and judged is not judgement:
-        classification = attribute_shrunk(
-            judged.parts,
-            judgement.parts,
-            context.profile,
-            entries=context.documented,
-            overrides=overrides,
-            search_all=search_all,
-        )
+            judged.parts, hints, overrides, context, search_all=search_all, kind=failed_kind)
     elif item.attribution != "none":
-        classification = attribute(
-            *judged.parts, context.profile, entries=context.documented, overrides=overrides, search_all=search_all
-        )
+        classification = _first_classified(judged, judgement, overrides, context, search_all=search_all,
+                                           kind=failed_kind if kind in ("example", "series") else None)
     if to_shrink and classification is not None and classification.fits and judged is not judgement \
             and search_all:
         classification = _told_apart(judged.parts, classification, overrides, context)
@@ -285,6 +278,66 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
         return Diagnosis(classification=classification, shrunk=shrunk)
     replay, line = context.reproduction.of_failure(item_id, kind, request, reported)
     return Diagnosis(classification=classification, shrunk=shrunk, replay=replay, reproduce=line)
+
+
+def _first_classified(judged: Judgement, judgement: Judgement, overrides, context: DiagnosisContext, *, search_all,
+                      kind: tuple | None):
+    """A shrunk failure's root cause (`attribute_shrunk`, its original input's search with it), or a failure's that
+    was not shrunk and has no hints (`attribute`). Where its block's diagnosis has one budget (`_diagnosis_meter`:
+    run-cap, off by default), within it, what it spent charged there; a search the budget cut is named by what is
+    known (`_named_without_full_search`), its record saying so."""
+    meter = _diagnosis_meter(judgement.request, context) if kind is not None else None
+    try:
+        if judged is not judgement:
+            found = attribute_shrunk(judged.parts, judgement.parts, context.profile, entries=context.documented,
+                                     overrides=overrides, search_all=search_all, meter=meter)
+        else:
+            found = attribute(*judged.parts, context.profile, entries=context.documented, overrides=overrides,
+                              search_all=search_all, meter=meter)
+        if meter is not None and meter.cut and found.change and names_a_mechanism(found.parts):
+            # (the shrunk input named, the search of its original input cut: its name stands, as where that search
+            # names nothing)
+            found = found.model_copy(update={"description": (
+                f"{found.description}; the search of its original input was cut: {_tokens_spent(meter, context)}")})
+        elif meter is not None and meter.cut:
+            found = _named_without_full_search(judged.parts, overrides, search_all, _tokens_spent(meter, context),
+                                               context, meter, ran="was cut", kind=kind or ())
+        return found
+    finally:
+        if meter is not None:
+            context.budget.searches_charged(DIAGNOSIS_KIND, meter.spent - _diagnosis_earned(judgement.request))
+
+
+def _diagnosis_earned(request) -> int:
+    """What a failure adds to its block's diagnosis budget (`budget.diagnosis_tokens_earned`): its judged input's
+    (`request`'s) tokens."""
+    return diagnosis_tokens_earned(request.token_count)
+
+
+def _diagnosis_meter(request, context: DiagnosisContext, kind_allowed: int | None = None):
+    """The meter of a failure's searches where its block's diagnosis has one budget (run-cap: `budget`'s
+    DIAGNOSIS_CANDIDATES_PER_TOKEN, off by default): what the block has left of it and what this failure earns
+    (`budget.search_tokens_left` of DIAGNOSIS_KIND), and at most `kind_allowed` (its kind's share, where it has one);
+    None where there is no such budget (off, or no block: a case)."""
+    if not _capped(context):
+        return None
+    allowed = max(context.budget.search_tokens(DIAGNOSIS_KIND), 0) + _diagnosis_earned(request)
+    if kind_allowed is not None and kind_allowed <= allowed:
+        return TokenMeter(kind_allowed, f"the search budget of its kind's failures not shrunk in "
+                                        f"{_block_words(context)}", floor=SEARCH_CANDIDATE_FLOOR)
+    return TokenMeter(allowed, _diagnosis_words(context), floor=SEARCH_CANDIDATE_FLOOR)
+
+
+def _capped(context: DiagnosisContext) -> bool:
+    """Whether the failure being diagnosed has its block's diagnosis budget (`_diagnosis_meter`, run-cap)."""
+    return diagnosis_candidates_per_token() > 0 and context.budget.example >= 0
+
+
+def _diagnosis_words(context: DiagnosisContext):
+    """The budget of a block's whole diagnosis (`_diagnosis_meter`), in words."""
+    per_token = diagnosis_candidates_per_token()
+    return (f"the diagnosis budget of {_block_words(context)} ({per_token} candidate(s) of "
+            f"{SEARCH_CANDIDATE_FLOOR} tokens at least per token its examples judged, every kind of failure together)")
 
 
 def _special_token_named(classification, request, context: DiagnosisContext):
@@ -658,13 +711,17 @@ def _attribute_by_hints(judged: Judged, hints, overrides, context: DiagnosisCont
     always spend: a full search that spent the block's share leaves the kind's later failures their own few
     candidates, enough for their hints), charged with what they spent (`_attribute_within`)."""
     earned = search_tokens_earned(max(judged[0].token_count, SEARCH_CANDIDATE_FLOOR))
-    meter = TokenMeter(max(context.budget.search_tokens(kind), 0) + earned,
-                       f"the search budget of its kind's failures not shrunk in {_block_words(context)}",
-                       floor=SEARCH_CANDIDATE_FLOOR)
+    kind_allowed = max(context.budget.search_tokens(kind), 0) + earned
+    capped = _diagnosis_meter(judged[0], context, kind_allowed)
+    meter = capped if capped is not None else TokenMeter(
+        kind_allowed, f"the search budget of its kind's failures not shrunk in {_block_words(context)}",
+        floor=SEARCH_CANDIDATE_FLOOR)
     try:
         return _attribute_within(judged, hints, overrides, context, search_all=search_all, kind=kind, meter=meter)
     finally:
         context.budget.searches_charged(kind, meter.spent - earned)
+        if capped is not None:
+            context.budget.searches_charged(DIAGNOSIS_KIND, meter.spent - _diagnosis_earned(judged[0]))
 
 
 def _attribute_within(judged: Judged, hints, overrides, context: DiagnosisContext, *, search_all, kind, meter):
@@ -702,7 +759,8 @@ def _attribute_within(judged: Judged, hints, overrides, context: DiagnosisContex
         return unnamed(judged, overrides, search_all, _searches_spent(judged[2], context), context, meter)
     named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, meter=meter)
     if meter.cut:
-        why = f"{named.description} ({_tokens_words(context)})"
+        whose = _diagnosis_words(context) if meter.words == _diagnosis_words(context) else _tokens_words(context)
+        why = f"{named.description} ({whose})"
         return unnamed(judged, overrides, search_all, why, context, meter, ran="was cut")
     if named.change and names_a_mechanism(named.parts):  # its kind's later failures are tested against it too
         context.budget.searched_named(kind, tuple(filter(names_a_mechanism, (named.parts, *named.fit_parts))))
@@ -721,8 +779,12 @@ def _named_without_full_search(judged: Judged, overrides, search_all, why, conte
     classes = tuple(search_classes(context.documented))
     # the implementation's documented classes are searched whole, never metered: they are few, they are what names
     # a baseline's known deviations, and a search the meter cut would be described as "no documented class
-    # explains it" (keras-hub at --seed 2: 12 records its curated classes name were `unexplained` so)
-    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=classes)
+    # explains it" (keras-hub at --seed 2: 12 records its curated classes name were `unexplained` so). Where it has
+    # none and its block's diagnosis has one budget (run-cap), that search (what is known, the zero variants with it)
+    # is within what the budget left
+    capped = meter if meter is not None and not classes and _capped(context) else None
+    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=classes,
+                      meter=capped)
     if named.name != UNEXPLAINED or not search_all:
         return named
     documented = "no documented class of this implementation explains it, and " if classes else ""
@@ -764,6 +826,8 @@ def _named_by_block_causes(judged: Judged, overrides, kind: tuple, tested: tuple
         # more per reference: a candidate's worth of tokens is left for those)
         trial = TokenMeter((2 ** len(parts)) * max(judged[0].token_count, floor),
                            "the evaluation of its block's root causes", floor=floor)
+        if meter is not None and _capped(context) and meter.left() < trial.allowed:
+            break  # (its block's diagnosis budget, run-cap, has not that much left: what is known names it)
         named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=parts,
                           meter=trial)
         if meter is not None:
@@ -815,7 +879,10 @@ def _tokens_words(context: DiagnosisContext):
 
 def _tokens_spent(meter: TokenMeter, context: DiagnosisContext):
     """Why a failure was not searched among every explanation: its kind's token computations in its block were
-    spent (`budget.search_tokens_left`)."""
+    spent (`budget.search_tokens_left`), or its block's diagnosis budget (`_diagnosis_meter`)."""
+    if meter.words == _diagnosis_words(context):
+        return (f"the token computations its searches may spend were spent (its searches spent {meter.spent:,} of the "
+                f"{meter.allowed:,} left for it in {meter.words})")
     return (f"the token computations its searches may spend were spent (its search among its kind's names spent "
             f"{meter.spent:,} of the {meter.allowed:,} left for it: {_tokens_words(context)})")
 

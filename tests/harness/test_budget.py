@@ -510,3 +510,66 @@ def test_a_failure_named_by_what_is_known_alone_is_not_tried_against_the_zero_va
     diagnosis._named_without_full_search((None, None, None, None), None, True, "its search was not run", context,
                                          TokenMeter(0))
     assert asked == [False]
+
+
+def test_one_budget_for_a_blocks_whole_diagnosis_is_off_unless_set_and_counts_judged_tokens(monkeypatch):
+    """run-cap, hand-derived from the rule (`diagnosis_tokens_per_block`, `diagnosis_tokens_earned`): off by default
+    (DIAGNOSIS_CANDIDATES_PER_TOKEN 0: no budget, no meter, main's records); at K = 2 (BLEU_ORACLE_RUN_CAP) a block
+    starts with its 50 examples at the floor of 100 tokens, 2 x 50 x 100 = 10,000, and a failing example of 350
+    tokens adds 2 x (350 - 100) = 500 (judging it cost that beyond the floor it was counted at), one of 50 tokens
+    nothing. The block's ledger is kept under DIAGNOSIS_KIND beside the kinds': at example 8, 10,000 less example 3's
+    4,000 and example 5's -1,000 = 7,000, the kinds' charges apart; example 58 starts afresh; a value that is not a
+    whole number leaves the constant."""
+    from oracle.harness import budget
+    from oracle.harness.budget import (
+        DIAGNOSIS_KIND,
+        diagnosis_candidates_per_token,
+        diagnosis_tokens_earned,
+        diagnosis_tokens_per_block,
+        search_tokens_left,
+    )
+
+    monkeypatch.delenv(budget.RUN_CAP_VARIABLE, raising=False)
+    assert budget.DIAGNOSIS_CANDIDATES_PER_TOKEN == 0
+    assert diagnosis_tokens_per_block() == 0 and diagnosis_tokens_earned(350) == 0
+    monkeypatch.setenv(budget.RUN_CAP_VARIABLE, "2")
+    assert diagnosis_candidates_per_token() == 2
+    assert diagnosis_tokens_per_block() == 10_000
+    assert diagnosis_tokens_earned(350) == 500
+    assert diagnosis_tokens_earned(50) == 0
+    charged = {3: [(DIAGNOSIS_KIND, 4_000), (SCORE, 90_000)], 5: [(DIAGNOSIS_KIND, -1_000)]}
+    assert search_tokens_left(8, DIAGNOSIS_KIND, charged) == 7_000
+    assert search_tokens_left(8, SCORE, charged) == 310_000
+    assert search_tokens_left(58, DIAGNOSIS_KIND, charged) == 10_000
+    monkeypatch.setenv(budget.RUN_CAP_VARIABLE, "two")
+    assert diagnosis_candidates_per_token() == 0
+
+
+def test_the_blocks_diagnosis_budget_cuts_a_search_its_record_says_so_and_jobs_write_the_same(tmp_path, monkeypatch):
+    """run-cap at K = 1 (BLEU_ORACLE_RUN_CAP): realbleu.py mean-of-smoothed-sentence-bleu over two blocks, whose
+    searches spend far more than one candidate at the floor per token its examples judged (a full search alone
+    charges hundreds of candidates), so the block's budget cuts searches, and each record it cut says so, naming
+    the diagnosis budget of its block: never `unexplained` (what is known names it, or a cause its block found). The
+    same run with the setting off mentions no such budget. --jobs 2 (its workers inherit the setting and ask the
+    parent what the block left, as for a kind's share) writes the same records."""
+    from fakes.harness import FAKES, check, deviations
+
+    from oracle.harness import budget
+
+    command = f"{sys.executable} {FAKES / 'realbleu.py'} mean-of-smoothed-sentence-bleu"
+    examples = 2 * SHRINK_BLOCK
+    monkeypatch.delenv(budget.RUN_CAP_VARIABLE, raising=False)
+    assert check(tmp_path / "off", command, examples=examples, timeout=30) == 1
+    assert not any("the diagnosis budget of examples" in r.classification.description
+                   for r in deviations(tmp_path / "off"))
+    monkeypatch.setenv(budget.RUN_CAP_VARIABLE, "1")
+    assert check(tmp_path / "one", command, examples=examples, timeout=30) == 1
+    found = deviations(tmp_path / "one")
+    cut = [r for r in found if "the diagnosis budget of examples" in r.classification.description]
+    assert cut
+    assert all(r.classification.name != "unexplained" for r in cut)
+    assert any("was cut" in r.classification.description or "was spent" in r.classification.description
+               for r in cut)
+    assert {_index(r) // SHRINK_BLOCK for r in cut} == {0, 1}
+    assert check(tmp_path / "two", command, "--jobs", 2, examples=examples, timeout=30) == 1
+    assert comparable(tmp_path / "two") == comparable(tmp_path / "one")
