@@ -37,6 +37,7 @@ def test_mlpack_by_hand(name):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a whole check of a g++-built C++ library: 5 s each (CI runs it)
 @pytest.mark.parametrize("name", ["mlpack", "mlpack-double"])
 def test_check_drives_mlpack_and_conforms_to_its_baseline(name, tmp_path, repo_root):
     load(name)

@@ -290,6 +290,7 @@ def test_unknown_implementations_are_a_usage_error(tmp_path, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # two whole WMT17 systems through every library: 18 s (CI runs it)
 def test_real_data_table_on_two_systems(tmp_path):
     if not REAL_DATA.is_dir():
         pytest.skip(f"the WMT17 data is not available ({REAL_DATA} is absent)")

@@ -147,6 +147,7 @@ def python_consumer(wheel: Path, where: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a pack built and installed (npm, a wheel): 6-10 s each (CI runs it)
 def test_the_npm_pack_installs_from_its_file_and_its_readme_test_passes_on_node_bleu(packs, tmp_path):
     tarball, _ = packs
     package = npm_consumer(tarball, tmp_path)
@@ -162,6 +163,7 @@ def test_the_npm_pack_installs_from_its_file_and_its_readme_test_passes_on_node_
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a pack built and installed (npm, a wheel): 6-10 s each (CI runs it)
 def test_the_npm_packs_filter_agrees_with_the_python_packs(packs, tmp_path):
     """`applies` in JavaScript and in Python keep the same vectors of every profile, for each capability set
     tests/commands/test_export.py checks the Python one against `check`'s rule with."""
@@ -189,6 +191,7 @@ def test_the_npm_packs_filter_agrees_with_the_python_packs(packs, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a pack built and installed (npm, a wheel): 6-10 s each (CI runs it)
 def test_the_python_pack_installs_from_its_wheel_and_its_readme_test_passes_on_the_oracle(packs, tmp_path):
     _, wheel = packs
     python, work = python_consumer(wheel, tmp_path)
@@ -209,6 +212,7 @@ MLPACK_FAILURE = r"got 1(\.0)?, want 0\.894839316814\d*; " + re.escape(SHORTEST)
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a pack built and installed (npm, a wheel): 6-10 s each (CI runs it)
 def test_a_failing_vector_says_whose_answer_a_node_implementation_gave(packs, tmp_path):
     """A user's BLEU taking the shortest reference length (mlpack's and tensorflow/nmt's rule, not papineni's
     closest) fails the papineni vectors on which the two split; each failure says whose answer it gave, from the
@@ -226,6 +230,7 @@ def test_a_failing_vector_says_whose_answer_a_node_implementation_gave(packs, tm
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a pack built and installed (npm, a wheel): 6-10 s each (CI runs it)
 def test_a_failing_vector_says_whose_answer_a_python_implementation_gave(packs, tmp_path):
     """The same in the Python pack's README test, run with pytest: the failure's message names the convention."""
     python, work = python_consumer(packs[1], tmp_path)
@@ -245,6 +250,7 @@ UNDEFINED_VECTORS = {"protocol-empty-corpus", "protocol-zero-weights"}
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a pack built and installed (npm, a wheel): 6-10 s each (CI runs it)
 def test_a_node_implementation_answering_a_conventions_value_on_an_undefined_input_passes(packs, tmp_path):
     """0 is a named convention's value on both (empty-corpus-zero; zero-weights-counted), so the README's test
     passes, saying which convention; 0.5 is no convention's value, so those two vectors, and only they, fail."""
@@ -260,6 +266,7 @@ def test_a_node_implementation_answering_a_conventions_value_on_an_undefined_inp
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a pack built and installed (npm, a wheel): 6-10 s each (CI runs it)
 def test_a_python_implementation_answering_a_conventions_value_on_an_undefined_input_passes(packs, tmp_path):
     """The same with the Python pack's README test, run with pytest."""
     python, work = python_consumer(packs[1], tmp_path)

@@ -123,6 +123,7 @@ def _wmt17_lines():
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # every line of every WMT17 file: 6 s of CPU (CI runs it; the README command stays under 10 min)
 def test_every_wmt17_line_tokenizes_as_sacrebleu_does():
     theirs = _sacrebleu_tokenizers()
     lines = [line for text in _wmt17_lines().values() for line in text]
@@ -187,6 +188,7 @@ def test_score_tokenizes_raw_text_by_the_profile_and_prints_a_signature(tmp_path
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # the real Perl script on WMT17 text: 20 s (CI runs it)
 def test_the_mteval_profile_equals_the_real_mteval_script_on_wmt17_text():
     """The unmodified mteval-v13a.pl (../shared/tools/moses) tokenizes and scores raw text itself; the oracle
     under the mteval profile tokenizes the same text literally. The script prints 4 decimals."""
@@ -311,6 +313,7 @@ def test_the_script_profiles_state_their_split_and_folding():
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # the real Perl script on WMT17 text: 16 s for both (CI runs it)
 @pytest.mark.parametrize("lowercase", [False, True], ids=["cased", "lc"])
 def test_the_multi_bleu_profile_prints_what_multi_bleu_perl_prints_on_wmt17(tmp_path, lowercase):
     """The unmodified multi-bleu.perl on every WMT17 system (1 reference), with and without -lc, against

@@ -92,6 +92,7 @@ FOUND = re.compile(r'<pre id="site-check">(.*?)</pre>', re.S)
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.heavy,  # a headless chromium laying out every page: some 20 s (CI runs it)
     pytest.mark.skipif(shutil.which("chromium") is None,
                        reason="Debian's chromium is not installed (apt-get install -y chromium; .ci/run installs it)"),
 ]

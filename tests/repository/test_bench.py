@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a benchmark script run whole: 10 s (CI runs it)
 def test_benchmark_script_runs_on_a_tiny_input(tmp_path):
     # every section but the runner's CPU, which the next test runs and checks (the same call, the same 50 examples of
     # eight check runs: about 18 s of CPU that this run repeated)
@@ -27,6 +28,7 @@ def test_benchmark_script_runs_on_a_tiny_input(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a benchmark script run whole: 20 s (CI runs it)
 def test_runner_cpu_and_detection_sections_run(tmp_path):
     """The runner's CPU (metered check runs, both implementations, --jobs 1 and 2) and the time to detection of
     one planted bug: each section writes its rows, every check run judged examples of both kinds' counts."""
@@ -47,6 +49,7 @@ def test_runner_cpu_and_detection_sections_run(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a benchmark script run whole: 10 s (CI runs it)
 def test_detection_by_example_index_writes_its_table(tmp_path):
     """benchmarks/detection.py --quick: a row per implementation with, per series length, the index of the first
     failing random example (an integer below the examples run) or **missed**, the cases' verdict and the companion
