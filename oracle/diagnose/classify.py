@@ -333,6 +333,9 @@ class TokenMeter:
     #: what a candidate costs at least, in tokens, in a search given this meter (`SEARCH_CANDIDATE_FLOOR`), and a piece
     #: of the input scored alone (`_Search.piece`)
     floor: int = 1
+    #: whether it is a block's whole diagnosis budget (`oracle.harness.budget.DIAGNOSIS_CANDIDATES_PER_TOKEN`, run-cap),
+    #: not one kind's share: a cut search's record names that budget
+    whole_block: bool = False
     spent: int = 0
     cut: bool = False
 

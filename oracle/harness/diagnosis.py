@@ -325,7 +325,7 @@ def _diagnosis_meter(request, context: DiagnosisContext, kind_allowed: int | Non
     if kind_allowed is not None and kind_allowed <= allowed:
         return TokenMeter(kind_allowed, f"the search budget of its kind's failures not shrunk in "
                                         f"{_block_words(context)}", floor=SEARCH_CANDIDATE_FLOOR)
-    return TokenMeter(allowed, _diagnosis_words(context), floor=SEARCH_CANDIDATE_FLOOR)
+    return TokenMeter(allowed, _diagnosis_words(context), floor=SEARCH_CANDIDATE_FLOOR, whole_block=True)
 
 
 def _capped(context: DiagnosisContext) -> bool:
@@ -759,7 +759,7 @@ def _attribute_within(judged: Judged, hints, overrides, context: DiagnosisContex
         return unnamed(judged, overrides, search_all, _searches_spent(judged[2], context), context, meter)
     named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, meter=meter)
     if meter.cut:
-        whose = _diagnosis_words(context) if meter.words == _diagnosis_words(context) else _tokens_words(context)
+        whose = meter.words if meter.whole_block else _tokens_words(context)
         why = f"{named.description} ({whose})"
         return unnamed(judged, overrides, search_all, why, context, meter, ran="was cut")
     if named.change and names_a_mechanism(named.parts):  # its kind's later failures are tested against it too
@@ -880,7 +880,7 @@ def _tokens_words(context: DiagnosisContext):
 def _tokens_spent(meter: TokenMeter, context: DiagnosisContext):
     """Why a failure was not searched among every explanation: its kind's token computations in its block were
     spent (`budget.search_tokens_left`), or its block's diagnosis budget (`_diagnosis_meter`)."""
-    if meter.words == _diagnosis_words(context):
+    if meter.whole_block:
         return (f"the token computations its searches may spend were spent (its searches spent {meter.spent:,} of the "
                 f"{meter.allowed:,} left for it in {meter.words})")
     return (f"the token computations its searches may spend were spent (its search among its kind's names spent "
