@@ -84,7 +84,8 @@ def run_column(
     """Drive one column through a session in process; returns its results.jsonl path. `real` (the report's
     RealData): the WMT17 requests to score too; an implementation column is judged on them against the
     oracle column of its profile, already run, and gives up after the first system when the rest would
-    take longer than `real_budget` seconds. A driver's stderr goes to a log in the folder `logs`.
+    take longer than `real_budget` seconds. A driver's stderr, and what a library run in process writes on the stderr
+    descriptor itself, goes to a log in the folder `logs`.
 
     The stream is written into a working folder beside the column's (`data/runs/.COLUMN.partial/`) and renamed
     into place once its footer is written: `data/runs/COLUMN/results.jsonl` is whole or absent, whenever the
@@ -144,12 +145,13 @@ def run_column(
 
 
 def _say_where_the_driver_wrote(column: Column, log: Path, progress: Progress | None) -> None:
-    """A driver's stderr (its library's tracebacks and warnings) went to `log`, not over the progress lines:
+    """A driver's stderr (its library's tracebacks and warnings), or what a library run in this process wrote on
+    the stderr descriptor itself (a compiled library's panic messages), went to `log`, not over the progress lines:
     one line says where, or the empty log goes (its folder, shared by the columns, goes at the end: `driver_logs`)."""
     written = log.read_bytes().count(b"\n") if log.is_file() else 0
     if written and progress is not None:
-        progress(f"{column.key}: its driver wrote {written:,} lines on stderr (the library's tracebacks and "
-                 f"warnings): {log}")
+        progress(f"{column.key}: its library wrote {written:,} lines on stderr (its tracebacks, warnings and "
+                 f"panics, kept off the records and off these lines): {log}")
     elif not written:
         log.unlink(missing_ok=True)
 

@@ -16,8 +16,10 @@ import contextlib
 import io
 import json
 import os
+import sys
 import time
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from oracle.adapters.base import Declared, Implementation
@@ -47,18 +49,46 @@ class InProcessImplementation:
     restarts: int = 0
     given_up: str | None = None
 
-    def __init__(self, implementation: Implementation) -> None:
+    def __init__(self, implementation: Implementation, *,
+                 stderr_log: str | os.PathLike[str] | None = None) -> None:
         self.implementation = implementation
         self.handshake: Handshake | None = None
         self._captured = io.StringIO()
+        #: where what the library writes on file descriptor 2 itself goes while it answers (appended), or None: this
+        #: process's own stderr. A compiled library's panic handler (bleuscore's Rust `unwrap` on an empty input)
+        #: writes there, past `sys.stderr`, a message with a thread id in it: kept off the records, as a driver's
+        #: stderr is, and off a report's progress lines (the regeneration of 2026-11-30 printed 36 KB of them)
+        self.stderr_log = None if stderr_log is None else os.fspath(stderr_log)
 
     def _answer(self, command: dict[str, Any]) -> bytes:
         """The server's reply line (bytes) to one command; the library's prints, warnings and the server's
-        tracebacks captured. (stderr itself stays: a compiled library may ask for its file descriptor.)"""
-        with warnings.catch_warnings(), contextlib.redirect_stdout(self._captured):
+        tracebacks captured. (stderr itself stays a file descriptor: a compiled library may write to it; with
+        `stderr_log` it is that file while the library answers.)"""
+        with warnings.catch_warnings(), contextlib.redirect_stdout(self._captured), self._stderr_to_log():
             warnings.simplefilter("ignore")
             reply, _ = handle_line(self.implementation, encode(command), log=self._captured)
         return encode(reply).encode("ascii") + b"\n"
+
+    @contextlib.contextmanager
+    def _stderr_to_log(self) -> Iterator[None]:
+        """File descriptor 2 pointed at `stderr_log` for the time of one answer, then given back (this process's
+        own writes on stderr are flushed before and after, so none lands on the other side)."""
+        if self.stderr_log is None:
+            yield
+            return
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            log = os.open(self.stderr_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.dup2(log, 2)
+            finally:
+                os.close(log)
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
 
     def start(self) -> Handshake:
         line = self._answer({"cmd": "start", "protocol": PROTOCOL_VERSION})
@@ -97,10 +127,11 @@ def transport_for(implementation: Declared, *, timeout: float = DRIVER_TIMEOUT,
     """How a built-in implementation is driven as a report column: an adapter in this process; a library
     behind a driver of its own (`oracle.adapters.driven`), that driver's process, whose stderr (a
     library's start-up chatter, with clock readings; its tracebacks) stays off the deterministic records:
-    appended to the file `stderr_log`, or this process's own stderr."""
+    appended to the file `stderr_log`, or this process's own stderr. An adapter in this process writes there too
+    what its library writes on file descriptor 2 itself (a compiled library's panic messages)."""
     if isinstance(implementation, DriverImplementation):
         return ImplementationProcess(implementation.command(), timeout=timeout, capture_stderr=False,
                                      stderr_log=stderr_log)
     if not isinstance(implementation, Implementation):
         raise TypeError(f"{type(implementation).__name__} is no implementation: it has no score() and no driver")
-    return InProcessImplementation(implementation)
+    return InProcessImplementation(implementation, stderr_log=stderr_log)
