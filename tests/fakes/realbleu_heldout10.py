@@ -7,7 +7,7 @@ earlier sets' sections list the repositories they read and rejected; this set dr
 sequence toolkit's BLEU metric (zhongkaifu/Seq2SeqSharp), a dialogue framework's metrics (deeppavlov/DeepPavlov, the
 framework repository; the seventh set read deeppavlov/expected_bleu, another repository of the same organisation,
 which no set cites) and a model hub's text-generation metric (modelscope/modelscope, the library repository; the
-project cites modelscope/ms-swift and the ninth set read modelscope/evalscope, other repositories of the same
+project cites modelscope/ms-swift and the seventh set read modelscope/evalscope, other repositories of the same
 organisation, never this one). A bug counts when a diff shows the wrong code and its fix; `url` is the fix commit
 (each was pushed without a pull request that the history names). No repository here, and no fix commit, is cited
 anywhere in the project (`oracle/`, `docs/`, `tests/`, `benchmarks/`, `cases/`, `baselines/`, `reports/`, README,
@@ -52,6 +52,15 @@ pull request (its diff not readable here: the repository is over the size that c
 found); mlpack's BLEU (cited in the project's suite data). modelscope's fix also strips each text before
 `split(' ')`; the plant is the mean alone (the commit names the algorithm, and the strip changes nothing on texts
 without surrounding whitespace, which the protocol's tokens joined by single spaces never have).
+Read after the pre-registration and its first run (11:28-11:38 UTC), none added, the set being this one batch:
+microsoft/promptbench's BLEU divided by 100 and then, refactored into a static method, a NameError on every call,
+both removed by one fix (the scale is the catalogue's `other-scale-of-score`, a third control; the error has no
+trigger to name); Aleph-Alpha-Research/eval-framework's line-wise BLEU, `max` of an empty list when every line is
+empty (a maximum over lines, not BLEU; its BLEU, the maximum over single references, was removed, never fixed);
+facebookresearch/seamless_communication's Chinese conversion (text); and histories without a fix of a score
+(ludwig, kolena, flexeval, ConvLab-3, stopes, LLM-Blender, EuroEval, R2Gen,
+lca-baselines, commit_message_generation, mozilla/translations, argos-train, Giskard, sacrebleu-rs, crystalbleu).
+This docstring's one correction after the pre-registration: evalscope was read by the seventh set, not the ninth.
 
     python tests/fakes/realbleu_heldout10.py clean            # the control: correct under papineni
     python tests/fakes/realbleu_heldout10.py BUG              # one held-out bug (names in HELDOUT10_BUGS)
