@@ -8,7 +8,8 @@ sequence toolkit's BLEU metric (zhongkaifu/Seq2SeqSharp), a dialogue framework's
 framework repository; the seventh set read deeppavlov/expected_bleu, another repository of the same organisation,
 which no set cites) and a model hub's text-generation metric (modelscope/modelscope, the library repository; the
 project cites modelscope/ms-swift and the seventh set read modelscope/evalscope, other repositories of the same
-organisation, never this one). A bug counts when a diff shows the wrong code and its fix; `url` is the fix commit
+organisation, never this one) and, in a second batch, a Scala NMT toolkit's TensorFlow BLEU metric
+(eaplatanios/symphony-mt). A bug counts when a diff shows the wrong code and its fix; `url` is the fix commit
 (each was pushed without a pull request that the history names). No repository here, and no fix commit, is cited
 anywhere in the project (`oracle/`, `docs/`, `tests/`, `benchmarks/`, `cases/`, `baselines/`, `reports/`, README,
 CHANGELOG; searched by owner, repository name and the fix commits' hash prefixes before the pre-registration).
@@ -52,7 +53,7 @@ pull request (its diff not readable here: the repository is over the size that c
 found); mlpack's BLEU (cited in the project's suite data). modelscope's fix also strips each text before
 `split(' ')`; the plant is the mean alone (the commit names the algorithm, and the strip changes nothing on texts
 without surrounding whitespace, which the protocol's tokens joined by single spaces never have).
-Read after the pre-registration and its first run (11:28-11:38 UTC), none added, the set being this one batch:
+Read after the first pre-registration and its first run (11:28-11:45 UTC), none added to it:
 microsoft/promptbench's BLEU divided by 100 and then, refactored into a static method, a NameError on every call,
 both removed by one fix (the scale is the catalogue's `other-scale-of-score`, a third control; the error has no
 trigger to name); Aleph-Alpha-Research/eval-framework's line-wise BLEU, `max` of an empty list when every line is
@@ -61,6 +62,18 @@ facebookresearch/seamless_communication's Chinese conversion (text); and histori
 (ludwig, kolena, flexeval, ConvLab-3, stopes, LLM-Blender, EuroEval, R2Gen,
 lca-baselines, commit_message_generation, mozilla/translations, argos-train, Giskard, sacrebleu-rs, crystalbleu).
 This docstring's one correction after the pre-registration: evalscope was read by the seventh set, not the ninth.
+
+The second pre-registration (one bug, read after the first batch's runs, its fits committed before its own run; no
+earlier fit changed): `decoder-end-token-and-target-start-token-kept`, symphony-mt's TensorFlow BLEU metric scoring
+each decoded sequence with its end token "</s>" and each target input with its start token "<s>" (the fix drops the
+hypotheses' last token and the references' first). Its two faces are each a catalogue name (`end-token-on-hypotheses`,
+`start-token-on-references`, and `special-token-on-*` before the probe refines them); the mechanism is fitted only by
+both named together (`+`-joined, in either order) or by one name for the whole, never by one face alone. The tool
+scored token ids; the plant's tokens are the vocabulary's strings for them (symphony-mt's `Vocabulary`: "<s>", "</s>"),
+and every reference of a segment is marked (the tool had one). Also read in symphony-mt and left out: its "NIST"
+smoothing giving an unmatched order `factor * 0 / t`, 0, until a later fix (exp smoothing with no effect, an unmatched
+order zeroing the score: the catalogue's `any-order-unmatched-zero`, a third control), its score put on the percent
+scale (a scale chosen) and an Int/Long cast fixed (an error on every call, no trigger to name).
 
     python tests/fakes/realbleu_heldout10.py clean            # the control: correct under papineni
     python tests/fakes/realbleu_heldout10.py BUG              # one held-out bug (names in HELDOUT10_BUGS)
@@ -109,6 +122,27 @@ HELDOUT10_BUGS: dict[str, RealBug] = {
         kind="state", stage="wrapper",
         fits=("statistics-accumulated-across-requests", "statistics-carried-over-between-requests",
               "corpus-statistics-never-reset", "metric-state-never-reset", "earlier-requests-statistics-added")),
+    # -- structure (the second pre-registration: read after the first batch's run, its fits committed before its own)
+    "decoder-end-token-and-target-start-token-kept": RealBug(
+        url="https://github.com/eaplatanios/symphony-mt/commit/a984c661d7bc65ca4db02467e49dae9f65aba2b3",
+        where="eaplatanios/symphony-mt mt/src/main/scala/org/platanios/symphony/mt/metrics/BLEU.scala (Scala) "
+              "BLEUTensorFlow.counts: `hypSeq` took `s(0 :: len)` of each decoded sequence, whose length counts the "
+              "decoder's end token, and `refSeq` took `s(0 :: len)` of each target input, which data/Datasets.scala "
+              "builds as `concatenate(tgtBosId, target)` (\"<s>\" then the words, its length counting it); the fix "
+              "('Minor fix for the BLEU TF metric.') takes `s(0 :: len - 1)` of the hypotheses and `s(1 :: len)` of "
+              "the references",
+        symptom="Minor fix for the BLEU TF metric.",
+        mechanism="each hypothesis keeps the decoder's end token \"</s>\" as its last token and each reference the "
+                  "target input's start token \"<s>\" as its first: both match nothing, c and r each grow by one a "
+                  "segment, and each order's total by one a hypothesis long enough for it, the matches unchanged; an "
+                  "empty hypothesis is the one token \"</s>\", an empty reference the one token \"<s>\"",
+        kind="structure", stage="wrapper",
+        fits=("end-token-on-hypotheses + start-token-on-references",
+              "start-token-on-references + end-token-on-hypotheses",
+              "special-token-on-hypotheses + special-token-on-references",
+              "special-token-on-references + special-token-on-hypotheses",
+              "end-token-on-hypotheses-and-start-token-on-references",
+              "decoder-end-token-and-target-start-token-kept")),
     # -- controls (labelled before the run) -------------------------------------------------------------------
     "corpus-bleu-predictions-as-references": RealBug(
         url="https://github.com/deeppavlov/DeepPavlov/commit/38abbb6a213d26da1b5aca1ecab433f23afadc41",
@@ -159,6 +193,12 @@ class Heldout10Wrapper(Wrapper):
             last = len(hypotheses[-1]) if hypotheses else 0
             score, bp = lib.bleu_from_stats(stats, weights, smoothing, last)
             return score, bp, stats
+        if self.bug == "decoder-end-token-and-target-start-token-kept":
+            # symphony-mt before a984c66: the decoded sequence to its length (its "</s>" included), the target input
+            # to its length ("<s>" first); the tool had one reference a segment, the plant marks every reference
+            hypotheses = [[*h, "</s>"] for h in hypotheses]
+            list_of_references = [[["<s>", *r] for r in group] for group in list_of_references]
+            return super().score(hypotheses, list_of_references, weights, smoothing, level)
         if self.bug == "corpus-bleu-predictions-as-references":
             # DeepPavlov before 38abbb6: compute_bleu(reference_corpus=[[prediction]], translation_corpus=[target])
             return lib.corpus_bleu([[h] for h in hypotheses], [group[0] for group in list_of_references], weights,
