@@ -43,7 +43,11 @@ CONDITIONAL = {
     "mean-of-unsmoothed-sentence-bleu": ("several segments", [MISS]),
 }
 
-SWITCHES = Switches(HELDOUT10_BUGS, Heldout10Wrapper, heldout10_answer, REQUESTS, CONDITIONAL)
+#: Switched on for every input: each hypothesis gains "</s>" and each reference "<s>" (c and r grow by one)
+UNCONDITIONAL = {"decoder-end-token-and-target-start-token-kept"}
+
+SWITCHES = Switches(HELDOUT10_BUGS, Heldout10Wrapper, heldout10_answer, REQUESTS, CONDITIONAL,
+                    unconditional=UNCONDITIONAL, neutral=SAME)
 globals().update(SWITCHES.tests())  # the switch checks every held-out set passes (tests/fakes/harness.py)
 # The fixed twin every bug's run alternates with passes `check` on 10 examples; the same examples fail the swap
 globals().update(collection_tests("heldout10", HELDOUT10_BUGS, twin=(10, "corpus-bleu-predictions-as-references")))
@@ -98,3 +102,19 @@ def test_mean_of_unsmoothed_sentence_bleu():
     answer = _answer(bug, request)
     assert answer["score"] == 0.5
     assert answer["statistics"]["matches"] == [3, 1] and answer["statistics"]["totals"] == [4, 2]
+
+
+def test_decoder_end_token_and_target_start_token_kept():
+    # symphony-mt before its fix: "a b" against "a b" is scored as "a b </s>" against "<s> a b": m = [2, 1],
+    # t = [3, 2], c = r = 3: (2/3 x 1/2)^(1/2) = (1/3)^(1/2) where the clean twin has 1
+    bug = "decoder-end-token-and-target-start-token-kept"
+    answer = _answer(bug, SAME)
+    assert math.isclose(answer["score"], (1 / 3) ** 0.5, rel_tol=1e-12)
+    assert answer["statistics"] == {"hyp_len": 3, "ref_len": 3, "matches": [2, 1], "totals": [3, 2], "bp": 1.0}
+    # an empty hypothesis is "</s>" alone against "<s> a": c = 1, r = 2, p_1 = 0/1, BP e^(1 - 2); the score 0 as clean
+    answer = _answer(bug, _request([([], [["a"]])], weights=(1.0,)))
+    assert (answer["statistics"]["hyp_len"], answer["statistics"]["ref_len"], answer["score"]) == (1, 2, 0.0)
+    assert math.isclose(answer["statistics"]["bp"], math.exp(-1), rel_tol=1e-12)
+    # every reference of a segment carries "<s>": "a" against "a" and "b c": the closest of lengths 2 and 3 to c = 2
+    answer = _answer(bug, _request([(["a"], [["a"], ["b", "c"]])], weights=(1.0,)))
+    assert (answer["statistics"]["hyp_len"], answer["statistics"]["ref_len"]) == (2, 2)

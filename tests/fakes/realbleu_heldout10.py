@@ -53,7 +53,7 @@ pull request (its diff not readable here: the repository is over the size that c
 found); mlpack's BLEU (cited in the project's suite data). modelscope's fix also strips each text before
 `split(' ')`; the plant is the mean alone (the commit names the algorithm, and the strip changes nothing on texts
 without surrounding whitespace, which the protocol's tokens joined by single spaces never have).
-Read after the first pre-registration and its first run (11:28-11:45 UTC), none added to it:
+Read after the first pre-registration and its first run (11:28-11:38 UTC), none added to it:
 microsoft/promptbench's BLEU divided by 100 and then, refactored into a static method, a NameError on every call,
 both removed by one fix (the scale is the catalogue's `other-scale-of-score`, a third control; the error has no
 trigger to name); Aleph-Alpha-Research/eval-framework's line-wise BLEU, `max` of an empty list when every line is
