@@ -85,7 +85,8 @@ realbleu.py's clean twin. Each plant is the diff's wrong code alone: the sources
 case folding, its 0.001 added to each order's total, its closest reference with ties to the first listed, its fixed
 order of 4 set at construction; DeepPavlov's tensorflow/nmt `compute_bleu`, the shortest reference's length, no
 smoothing, four orders, the first target only; modelscope's nltk `sentence_bleu`, its `split(' ')` and its
-`sys.float_info.min` for an unmatched order) are not planted beside it; the clean twin's conventions (the request's
+`sys.float_info.min` for an unmatched order; symphony-mt's shortest reference length, four orders, no smoothing and
+token ids) are not planted beside it; the clean twin's conventions (the request's
 orders, weights and smoothing, closest reference length with ties to the shorter, tokens as sent) stand for them.
 Seq2SeqSharp's metric held one order, fixed when the metric was built; the plant keeps one running total per number of
 orders asked (one metric object per configuration), so that a request of another order neither reads nor changes it.
