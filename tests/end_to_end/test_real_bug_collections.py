@@ -28,6 +28,7 @@ from fakes.realbleu_heldout6 import HELDOUT6_BUGS
 from fakes.realbleu_heldout7 import HELDOUT7_BUGS
 from fakes.realbleu_heldout8 import HELDOUT8_BUGS
 from fakes.realbleu_heldout9 import HELDOUT9_BUGS
+from fakes.realbleu_heldout10 import HELDOUT10_BUGS
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
@@ -45,9 +46,10 @@ COLLECTIONS = {
     "heldout7": (HELDOUT7_BUGS, "realbleu_heldout7.py", "test_real_bugs_heldout7.py"),
     "heldout8": (HELDOUT8_BUGS, "realbleu_heldout8.py", "test_real_bugs_heldout8.py"),
     "heldout9": (HELDOUT9_BUGS, "realbleu_heldout9.py", "test_real_bugs_heldout9.py"),
+    "heldout10": (HELDOUT10_BUGS, "realbleu_heldout10.py", "test_real_bugs_heldout10.py"),
 }
 HELD_OUT = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8",
-            "heldout9")
+            "heldout9", "heldout10")
 
 
 @pytest.mark.parametrize("collection", sorted(COLLECTIONS))
