@@ -53,6 +53,7 @@ from oracle.models.protocol import (
     ScoreReply,
     decode,
     encode,
+    plain_score_reply,
 )
 from oracle.models.wire import Line, PiecedLine
 
@@ -276,6 +277,9 @@ def reply_from_line(line: bytes, seq: object, *, stderr: str = "", duration: flo
     error Reply, or a protocol-error Reply saying why the line is not a valid answer. Never raises."""
     raw = bounded(line.decode("utf-8", "replace").rstrip("\r\n"))
     kept = list(notes)
+    plain = plain_score_reply(line)  # a plain score reply, read in one step (None: read strictly below)
+    if plain is not None and plain.seq == seq and seq is not None:
+        return Reply("score", parsed=plain, raw=raw, stderr=stderr, duration=duration, notes=kept)
     try:
         obj = parse_line(line)
     except ProtocolError as exc:

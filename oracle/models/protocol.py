@@ -885,6 +885,46 @@ def _reply_schema(schema):
     ]
 
 
+#: The keys a score reply's line may hold, each as the wire spells it (a reply's and its statistics' names differ).
+_PLAIN_KEYS = (b'"seq"', b'"score"', b'"statistics"', b'"hyp_len"', b'"ref_len"', b'"matches"', b'"totals"', b'"bp"')
+#: What a plain score reply's line holds besides its keys: brackets, separators, JSON's blanks and number
+#: characters; no string, no letter but an exponent's, nothing outside ASCII.
+_PLAIN_REST = b"{}[]:, \t0123456789.eE+-"
+#: Each number character made "0", so that a run longer than any float's repr (17 digits, a sign, a point and an
+#: exponent) is a substring search: such a line is read by `decode`, which bounds a number's text (MAX_NUMBER_TEXT).
+_PLAIN_NUMBER = bytes.maketrans(b"0123456789.eE+-", b"0" * 15)
+_PLAIN_LONG_NUMBER = b"0" * 33
+#: The longest line read in one step (a score reply with statistics is about 200 bytes).
+_PLAIN_LINE = 4096
+
+
+def plain_score_reply(line: bytes) -> ScoreReply | None:
+    """A score reply read in one step (pydantic's JSON parser and the model's validation, in C), or None: then the
+    line goes to `decode` and `ScoreReply.from_json`, which decide as before and say why a line is refused.
+
+    Taken only for a line a byte test shows free of everything `decode` checks strictly: no string but the known
+    keys, each at most once (no duplicate key), no letter but an exponent's `e` (no NaN, Infinity, true, false or
+    null literal), nothing outside ASCII (no BOM, no surrogate, no escape: no backslash), no number longer than 32
+    characters, and brackets no deeper than MAX_NESTING. The test is a few passes over the bytes in C (`replace`,
+    `translate`), no regular expression. A line the parser or the model refuses is None too, so only what both
+    readers accept is read here (`tests/models/test_plain_reply.py` holds the two alike)."""
+    rest = line.rstrip(b"\r\n")
+    if len(rest) > _PLAIN_LINE:
+        return None
+    for key in _PLAIN_KEYS:
+        shorter = rest.replace(key, b"")
+        if len(rest) - len(shorter) > len(key):  # a key twice
+            return None
+        rest = shorter
+    if (rest.translate(None, _PLAIN_REST) or _PLAIN_LONG_NUMBER in rest.translate(_PLAIN_NUMBER)
+            or rest.count(b"[") + rest.count(b"{") > MAX_NESTING):
+        return None
+    try:
+        return ScoreReply.model_validate_json(line, context=WIRE)
+    except ValueError:  # (pydantic's ValidationError among them)
+        return None
+
+
 class StopCommand(Message):
     """`{"cmd": "stop"}`: the process exits (no reply)."""
 
