@@ -64,7 +64,7 @@ from .computations import (
     structured_size,
 )
 from .counting import best_single_reference_matches, fold_of
-from .expect import oracle_options, statistics_of
+from .expect import ORACLE_REFUSALS, oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 from .mechanisms import CATALOGUE, needs_evidence
 from .mechanisms.combination import (
@@ -1014,7 +1014,7 @@ def _scored_as_returned(search):
                                  tuple(reported.totals[:search.n]), search.base.statistics.segments)
         return bleu.bleu_from_statistics(counts, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing,
                                          level=ctx.request.level)
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         return None
 
 
@@ -1044,7 +1044,7 @@ def _from_returned_counts(search, conventions):
                 counts, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing, level=ctx.request.level
             )
         )
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         # counts the formulas cannot score (more matches than n-grams: a precision above 1): a counting
         # alternative that gives exactly these integers still names the mechanism
         return _counting_alternatives(search, None)
