@@ -25,7 +25,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from oracle.diagnose.classify import classify, explained_value, state_answer, within_contract
+from oracle.diagnose.classify import (
+    classify,
+    explained_value,
+    state_answer,
+    value_read_as_the_oracle,
+    within_contract,
+)
 from oracle.diagnose.cover import states_what_is_known
 from oracle.diagnose.expect import ORACLE_REFUSALS
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
@@ -106,6 +112,8 @@ def _predictions(variant: ScoreRequest, profile: str, changes: dict[Candidate, A
     for name, change in changes.items():
         try:
             value = explained_value(variant, profile, change, overrides=overrides)
+            if value is None:  # a structural mechanism reading the variant as the oracle does predicts its answer
+                value = value_read_as_the_oracle(variant, profile, change, overrides=overrides)
         except ORACLE_REFUSALS:
             continue
         if value is not None:
