@@ -14,7 +14,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from oracle.formulas.errors import BleuOracleError
 from oracle.models.discrepancy import Discrepancy
 from oracle.models.outcomes import (
     DOCUMENT_LAYER,
@@ -30,6 +29,7 @@ from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Classification
 
 from .classify import AGREES, UNEXPLAINED, TokenMeter, classify
+from .expect import ORACLE_REFUSALS
 from .judge import Answered
 
 
@@ -165,7 +165,7 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
                                   scope="documented")
         if explanation is None:
             explanation, scope = classify(request, reply, profile, overrides=overrides, meter=meter), "all"
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
+    except ORACLE_REFUSALS as exc:
         return Classification(parts=(UNEXPLAINED,), description=f"the classification failed: {exc}",
                               expected=oracle_json, scope="all")
     if explanation.name == AGREES and layer == ZERO_LAYER:
@@ -187,7 +187,7 @@ def _explained(request, reply, profile, overrides, entries, *, search_all, among
         return None
     try:
         explanation = classify(request, reply, profile, overrides=overrides, among=among, meter=meter)
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         return None
     if not explanation.change:
         return None
@@ -202,7 +202,7 @@ def _explains(request, reply, profile, overrides, parts, meter=None) -> bool:
     """Whether the explanation of `parts` explains `reply` to `request` (False where the oracle cannot score it)."""
     try:
         return classify(request, reply, profile, overrides=overrides, among=parts, meter=meter).explained
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         return False
 
 
@@ -222,7 +222,7 @@ def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, override
     try:
         confirmed = [parts for parts in (out.parts, *out.fit_parts)
                      if classify(request, reply, profile, overrides=overrides, among=parts, meter=meter).explained]
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         return out
     others = tuple(confirmed[1:])
     if confirmed and confirmed[0] == out.parts:

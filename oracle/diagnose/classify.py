@@ -64,7 +64,7 @@ from .computations import (
     structured_size,
 )
 from .counting import best_single_reference_matches, fold_of
-from .expect import oracle_options, statistics_of
+from .expect import ORACLE_REFUSALS, oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 from .mechanisms import CATALOGUE, needs_evidence
 from .mechanisms.combination import (
@@ -1014,7 +1014,7 @@ def _scored_as_returned(search):
                                  tuple(reported.totals[:search.n]), search.base.statistics.segments)
         return bleu.bleu_from_statistics(counts, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing,
                                          level=ctx.request.level)
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         return None
 
 
@@ -1044,7 +1044,7 @@ def _from_returned_counts(search, conventions):
                 counts, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing, level=ctx.request.level
             )
         )
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         # counts the formulas cannot score (more matches than n-grams: a precision above 1): a counting
         # alternative that gives exactly these integers still names the mechanism
         return _counting_alternatives(search, None)
@@ -1609,6 +1609,22 @@ def explained_value(request, profile, change, *, overrides=None):
 _NOT_READ = object()
 
 
+def value_read_as_the_oracle(request, profile, change, *, overrides=None):
+    """The oracle's own score of `request` where the explanation `change` is one structural mechanism (`STRUCTURES`)
+    whose reshaping applies to `request` and reads it as the oracle does: the same segments, or other segments with
+    the oracle's counts and score (a kept line end on a last token that had no match). `explained_value` gives None
+    there as where the mechanism does not apply, since the search never tries a mechanism equal to the oracle; a
+    related input sent to tell explanations apart (`oracle.harness.separate`) is one on which that mechanism predicts
+    the oracle's answer, which the implementation's answer can contradict. None otherwise."""
+    names = [value for key, value in change if key == "computation"]
+    if len(change) != 1 or len(names) != 1 or names[0] not in STRUCTURES:
+        return None
+    ctx = context_for(request, profile, overrides, text=request if request.is_text else None)
+    structure = STRUCTURES[names[0]]
+    if structured_length_bounds(ctx, structure) is None or structured_result(ctx, structure) is not None:
+        return None  # it does not apply, or it reads the request otherwise (`explained_value`'s)
+    return score_of(result_under(ctx))
+
 def _read_by(ctx, name):
     """(context, result) that the computations after `name` read in an explanation: a tokenizer departure's tokens, or
     a structure's reshaped request (a pair of the pair tier, `_by_structure_with_stage`); None where it does not apply
@@ -1678,6 +1694,7 @@ __all__ = [
     "UNEXPLAINED",
     "classify",
     "explained_value",
+    "value_read_as_the_oracle",
     "is_partial",
     "known_names",
     "smoothing_from_description",

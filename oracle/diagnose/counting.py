@@ -386,9 +386,8 @@ def matching_pairs(
     stages wrong at once, layer by layer: a reference length and a clipping). Each is counted (`charge`d first) only
     where the layers it may change hold its half of the difference, the clippings only once a length reading gave
     the lengths."""
-    try:
-        wanted = _counts_of(reported, n)
-    except (TypeError, ValueError):
+    wanted = _reported_counts(reported, n)
+    if wanted is None:
         return []
     oracle = _counts_of(oracle_counts, n)
     differing = {layer for layer in wanted if wanted[layer] != oracle[layer]}
@@ -937,6 +936,18 @@ def _whole(x: Any) -> int:
     return int(x)
 
 
+def _reported_counts(reported: Any, n: int) -> dict[str, Any] | None:
+    """The counts an implementation returned as integers, as `_counts_of` gives them; None where no counting
+    alternative of the request's `n` orders can give them: a fractional count (smoothed counts), or statistics of
+    fewer orders than `n` (the matches and totals of another request's orders, an earlier answer kept)."""
+    if len(reported.matches) < n or len(reported.totals) < n:
+        return None
+    try:
+        return _counts_of(reported, n)
+    except (TypeError, ValueError):  # a fractional count (`_whole`): smoothed counts are no counting alternative's
+        return None
+
+
 def _counts_of(statistics: Any, n: int) -> dict[str, Any]:
     """The counts as integers (ValueError for a fractional one: smoothed counts are no counting alternative's)."""
     return {
@@ -969,9 +980,8 @@ def matching_alternatives(
     `defers_to` was found already (the same counts, named by the reading the catalogue held first). Where `charge`
     raises one of `spent` (the search's budget is spent) after an alternative gave the counts exactly, the search
     stops there and what was found stands: integers equal as integers are not lost to the alternatives after them."""
-    try:
-        wanted = _counts_of(reported, n)
-    except (TypeError, ValueError):  # smoothed, fractional counts: no counting alternative gives them
+    wanted = _reported_counts(reported, n)
+    if wanted is None:
         return []
     oracle = _counts_of(oracle_counts, n)
     differing = {layer for layer in wanted if wanted[layer] != oracle[layer]}

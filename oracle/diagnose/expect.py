@@ -16,6 +16,22 @@ from oracle.formulas.profiles import get_profile
 from oracle.models.outcomes import Acceptable, DocumentExpectation, Expected
 from oracle.models.protocol import Segment, Statistics
 
+#: What asking the oracle about an input, or replaying a mechanism's computation on its exact values, raises on
+#: purpose where that input has no value under it: the one tuple the diagnosis catches around such a call (a probe's
+#: prediction, an explanation replayed, a state's answer, the counts an implementation returned scored by the
+#: formulas), each caller deciding what a refusal means there (no prediction, not explained, not confirmed).
+#:
+#: - `BleuOracleError`: the oracle refusing the input (its BleuValueError and BleuTypeError: weights that do not
+#:   match the statistics' orders, more matches than n-grams, an option a profile does not take), the one root every
+#:   error the formulas raise on purpose has.
+#: - `ArithmeticError`: the exact arithmetic of a reading that has no value on the input: a division by zero
+#:   (ZeroDivisionError: a precision over an empty order, a ratio of lengths where one is 0), a value past a float
+#:   or a Decimal context (OverflowError, decimal.Overflow: a Fraction too large for a float, an exponent past
+#:   Emax), an operation the Decimal context refuses (decimal.InvalidOperation: the logarithm of a negative value).
+#:
+#: Nothing else: a TypeError or a ValueError raised there is a bug of the diagnosis, not a mechanism that does not
+#: fit, and propagates (`check` exits 4 on it, an internal error) rather than being read as "this does not explain it".
+ORACLE_REFUSALS: tuple[type[Exception], ...] = (BleuOracleError, ArithmeticError)
 
 def oracle_options(profile, *, lowercase=False, overrides=None):
     options = get_profile(profile).options
@@ -209,7 +225,7 @@ def scored_expectation(request, profile):
     predict from."""
     try:
         expected = oracle_expected(request, profile)
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         return None
     return None if expected.rejected or expected.statistics is None else expected
 

@@ -57,13 +57,12 @@ from operator import attrgetter, eq
 from typing import Any
 
 from oracle.formulas.bleu import effective_reference_length
-from oracle.formulas.errors import BleuOracleError
 from oracle.models.outcomes import GOOD_OUTCOMES, Expected
 from oracle.models.protocol import ScoreRequest, SmoothingSpec
 from oracle.models.results import Classification
 
 from .classify import UNEXPLAINED, is_partial
-from .expect import oracle_expected, oracle_options, scored_expectation
+from .expect import ORACLE_REFUSALS, oracle_expected, oracle_options, scored_expectation
 from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge, token_count_layers
 from .mechanisms.counting import OTHER_COUNTING
 from .mechanisms.state import EARLIER_ANSWER, EXP_CARRIED, REFERENCES_KEPT
@@ -185,7 +184,7 @@ def _answered_right(exchange: Exchange, profile: str, contract: Contract) -> boo
     """Whether the earlier request was answered as the oracle expects of it."""
     try:
         expected = oracle_expected(exchange.request, profile)
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         return False
     return _right(exchange.request, exchange.reply, expected, contract)
 
@@ -286,7 +285,7 @@ def kept_references(request: ScoreRequest, reply: Answered, first: Exchange, pro
             continue
         try:
             kept = oracle_expected(mixed, profile)
-        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        except ORACLE_REFUSALS:
             continue
         if not kept.rejected and _right(mixed, reply, kept, contract):
             return _kept_references_named(request, mixed, kept, expected, folded)
@@ -311,7 +310,7 @@ def _may_be_right(request: ScoreRequest, reply: Answered, profile: str) -> bool:
         options = oracle_options(profile, lowercase=request.lowercase).switched(request.chosen_conventions)
         length = sum(effective_reference_length(len(segment.hypothesis), [len(r) for r in segment.references],
                                                 options.reference_length) for segment in request.segments)
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         return True
     return statistics.ref_len == length
 
@@ -415,7 +414,7 @@ def confirmed(named: Classification, sent: Sequence[tuple[str, ScoreRequest, Ans
             return None
         try:
             expected = oracle_expected(probe, profile)
-        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        except ORACLE_REFUSALS:
             return None
         if _right(probe, answer, expected, contract):
             return None
@@ -452,7 +451,7 @@ def confirmed_by_a_new_key(named: Classification, probe: ScoreRequest, answer: A
     None otherwise."""
     try:
         expected = oracle_expected(probe, profile)
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         return None
     if not _right(probe, answer, expected, contract):
         return None
@@ -651,7 +650,7 @@ def is_confirmed(named: Classification) -> bool:
 def _expected_or_none(request: ScoreRequest, profile: str) -> Expected | None:
     try:
         return oracle_expected(request, profile)
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         return None
 
 

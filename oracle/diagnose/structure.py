@@ -621,8 +621,12 @@ TOKEN_OPERATORS: tuple[tuple[str, Callable[[tuple[str, ...]], tuple[str, ...]], 
 
 
 def _token_operator(operation: Callable[[tuple[str, ...]], tuple[str, ...]], hypotheses: bool,
-                    references: bool) -> Reshape:
+                    references: bool, *, on_text_requests: bool = True) -> Reshape:
+    """`operation` applied to every hypothesis, every reference or both (a side of `TOKEN_SIDES`); on a text request
+    (its tokens) too unless `on_text_requests` is False (a reading a tokenizer undoes: it does not apply there)."""
     def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        if text is not None and not on_text_requests:
+            return None
         return [(operation(h) if hypotheses else h, tuple(operation(r) if references else r for r in refs))
                 for h, refs in _pairs(segments)]
 
@@ -648,31 +652,25 @@ def line_end_kept(tokens: tuple[str, ...]) -> tuple[str, ...]:
     return (*tokens[:-1], tokens[-1] + "\n") if tokens else ("\n",)
 
 
-def _line_end_operator(hypotheses: bool, references: bool) -> Reshape:
-    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
-        if text is not None:  # a tokenizer splits at the line end as at any whitespace: it is never kept
-            return None
-        return [(line_end_kept(h) if hypotheses else h,
-                 tuple(line_end_kept(r) if references else r for r in refs)) for h, refs in _pairs(segments)]
-
-    return reshape
-
-
-#: A line read without stripping, on one side or both (issue 36: every text transformation applied to the hypothesis
-#: only, the references only, or both): (name, on hypotheses, on references, the side's words).
-LINE_END_SIDES = (
-    ("hypothesis-line-end-kept-on-last-token", True, False, "each hypothesis line"),
-    ("reference-line-end-kept-on-last-token", False, True, "each reference line"),
-    ("line-end-kept-on-last-token-on-both-sides", True, True, "each hypothesis and each reference line"),
-)
+#: A line read without stripping, on each side of `TOKEN_SIDES` (issue 36: every text transformation applied to the
+#: hypothesis only, the references only, or both): the side's name -> (the mechanism's name there, the side's words).
+LINE_END_SIDES = {
+    "hypotheses": ("hypothesis-line-end-kept-on-last-token", "each hypothesis line"),
+    "references": ("reference-line-end-kept-on-last-token", "each reference line"),
+    "text": ("line-end-kept-on-last-token-on-both-sides", "each hypothesis and each reference line"),
+}
+#: Whether a kept line end applies to a text request: no, a tokenizer splits at the line end as at any whitespace, so
+#: it is never kept there.
+LINE_END_ON_TEXT_REQUESTS = False
 
 
 def line_ends_kept() -> list[tuple[str, Reshape]]:
     """(name, reshaping) of a line read without stripping on each side (`LINE_END_SIDES`), token requests only (a text
     request's tokenizer splits at the line end)."""
     out = []
-    for name, hypotheses, references, where in LINE_END_SIDES:
-        reshape = _line_end_operator(hypotheses, references)
+    for side, _, hypotheses, references in TOKEN_SIDES:
+        name, where = LINE_END_SIDES[side]
+        reshape = _token_operator(line_end_kept, hypotheses, references, on_text_requests=LINE_END_ON_TEXT_REQUESTS)
         reshape.__doc__ = (
             f"{where} split on \" \" without stripping its line end first (`line.split(\" \")` over a file's lines, "
             "where `line.rstrip().split(\" \")` was meant): the last token carries the line end (\"\\n\", or "
@@ -698,7 +696,8 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, res
     return request.model_copy(update={"segments": segments, "level": level, "tokenize": None, "stateful": None})
 
 
-__all__ = ["LINE_END_SIDES", "MAX_POOLED_SEGMENTS", "Pair", "Reshape", "Structure", "TOKEN_OPERATORS", "TOKEN_SIDES",
+__all__ = ["LINE_END_ON_TEXT_REQUESTS", "LINE_END_SIDES", "MAX_POOLED_SEGMENTS", "Pair", "Reshape", "Structure",
+           "TOKEN_OPERATORS", "TOKEN_SIDES",
            "all_characters",
            "corpus_cut_to_first_segment", "corpus_cut_to_last_segment", "each_reference", "first_reference_dropped",
            "first_segment_dropped", "hypotheses_in_reverse_order", "last_reference_dropped",

@@ -25,10 +25,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from oracle.diagnose.classify import classify, explained_value, state_answer, within_contract
+from oracle.diagnose.classify import (
+    classify,
+    explained_value,
+    state_answer,
+    value_read_as_the_oracle,
+    within_contract,
+)
 from oracle.diagnose.cover import states_what_is_known
+from oracle.diagnose.expect import ORACLE_REFUSALS
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
-from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
 
 from .requests import not_applicable_reason
@@ -106,7 +112,9 @@ def _predictions(variant: ScoreRequest, profile: str, changes: dict[Candidate, A
     for name, change in changes.items():
         try:
             value = explained_value(variant, profile, change, overrides=overrides)
-        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+            if value is None:  # a structural mechanism reading the variant as the oracle does predicts its answer
+                value = value_read_as_the_oracle(variant, profile, change, overrides=overrides)
+        except ORACLE_REFUSALS:
             continue
         if value is not None:
             out[name] = value
@@ -206,7 +214,7 @@ def _explains(variant: ScoreRequest, answer: Any, profile: str, parts: Candidate
     """Whether the explanation `parts` explains `answer` to `variant` (the classifier, among its parts only)."""
     try:
         return classify(variant, answer, profile, overrides=overrides, among=parts).parts == parts
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+    except ORACLE_REFUSALS:
         return False
 
 
@@ -221,7 +229,7 @@ def _separating_state(request: ScoreRequest, profile: str, state: Candidate, oth
             continue
         try:
             predicted = state_answer(variant, profile, state[0], overrides=overrides)
-        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        except ORACLE_REFUSALS:
             continue
         if predicted is not None and not any(_explains(variant, predicted, profile, other, overrides)
                                              for other in others):

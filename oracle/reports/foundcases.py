@@ -56,8 +56,9 @@ from oracle.diagnose.classify import (
     explained_value,
     smoothing_from_description,
 )
+from oracle.diagnose.expect import ORACLE_REFUSALS
 from oracle.diagnose.judge import Contract
-from oracle.formulas.errors import BleuOracleError, CaseFileError
+from oracle.formulas.errors import CaseFileError
 from oracle.models.protocol import ScoreReply
 from oracle.suite.foundcases import append_cases, case_id, existing_ids, file_text, read_target
 
@@ -128,7 +129,7 @@ def case_from_record(record, *, implementation, version, profile, taken, found_b
     payload = request.replay_payload()
     try:
         value = explained_value(request, profile, classification.change)
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
+    except ORACLE_REFUSALS as exc:
         return None, f"the explanation cannot be replayed: {exc}"
     if value is None or not _contract(classification.parts).close(observed, value):
         return None, f"the oracle under `{name}` gives {value!r}, not the answer {observed!r}"

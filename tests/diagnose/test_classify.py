@@ -347,6 +347,18 @@ def test_returned_counts_name_the_counting_mechanism_exactly():
     assert classify(r, one_short, "papineni").name == "totals-one-short"
 
 
+def test_returned_counts_of_fewer_orders_than_the_request_are_no_counting_alternatives():
+    # 'a a' against 'a b' under two orders (weights 1/2, 1/2); the answer's statistics cover one order only (an
+    # earlier answer of a one-order request, kept): c = r = 2, 2 unigram matches of 2. The formulas refuse to score
+    # them with two weights, and no counting of two orders gives counts of one: classify names what is known. It
+    # raised ValueError before (the counting alternatives zipped one order against two, strictly); read as order 1
+    # alone, the counts would be unclipped-matches' ('a' counted twice against one 'a').
+    r = request("sentence", [("a a", ["a b"])], weights=(0.5, 0.5))
+    e = classify(r, ScoreAnswer(1.0, {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}), "papineni")
+    assert "unclipped-matches" not in (e.name, *e.fits)
+    assert e.name.startswith("other-counting-of-matches")
+
+
 def test_an_explanation_whose_counts_contradict_the_returned_ones_is_never_chosen():
     # c = 2 against references of 1 and 2 tokens: every reference-length rule gives r = 1 or 2, BP 1, score 1/2.
     # An answer of 1/2 reporting ref_len 3 (no reference has 3 tokens) fits no convention and no counting
@@ -1475,3 +1487,41 @@ def test_a_sentence_scored_against_each_reference_alone_keeps_the_best():
                        segments=(Segment(hypothesis=("a", "b", "c", "d"), references=references),))
     assert classify(req, ScoreAnswer(math.sqrt(1 / 2)), "papineni").name == "max-over-single-reference-scores"
     assert classify(req, ScoreAnswer(math.sqrt(2 / 3)), "papineni").name == AGREES
+
+
+def _refusing(exc):
+    def refuse(*args, **kwargs):
+        raise exc
+    return refuse
+
+
+#: Calls the diagnosis guards with `ORACLE_REFUSALS` (module, the callee patched to raise, the guarded call, what it
+#: gives for a refusal): one per module holding such a guard.
+_GUARDED = (
+    ("oracle.diagnose.expect", "oracle_expected", lambda m, r: m.scored_expectation(r, "papineni"), None),
+    ("oracle.diagnose.stale", "oracle_expected", lambda m, r: m._expected_or_none(r, "papineni"), None),
+    ("oracle.diagnose.attribute", "classify",
+     lambda m, r: m._explains(r, ScoreAnswer(0.5), "papineni", None, ("strict-clipping",)), False),
+    ("oracle.harness.separate", "classify",
+     lambda m, r: m._explains(r, ScoreAnswer(0.5), "papineni", ("strict-clipping",), None), False),
+)
+
+
+@pytest.mark.parametrize(("module", "callee", "call", "refused"), _GUARDED, ids=[g[0] for g in _GUARDED])
+def test_the_oracle_refusing_is_caught_and_a_bug_of_the_diagnosis_propagates(monkeypatch, module, callee, call,
+                                                                             refused):
+    # the oracle's refusal (a BleuOracleError) and exact arithmetic with no value (an ArithmeticError) are what the
+    # guard is for; a TypeError or a plain ValueError is a bug of the diagnosis and must not read as "no fit"
+    import importlib
+
+    from oracle.formulas.errors import BleuValueError
+
+    target = importlib.import_module(module)
+    r = request("sentence", [("a a", ["a b"])], weights=(1.0,))
+    for refusal in (BleuValueError("refused"), ZeroDivisionError("0 / 0"), OverflowError("too large")):
+        monkeypatch.setattr(target, callee, _refusing(refusal))
+        assert call(target, r) is refused
+    for bug in (TypeError("a bug"), ValueError("a bug")):
+        monkeypatch.setattr(target, callee, _refusing(bug))
+        with pytest.raises(type(bug)):
+            call(target, r)

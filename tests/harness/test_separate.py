@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from oracle.adapters.base import ScoreAnswer
+from oracle.diagnose.classify import value_read_as_the_oracle
 from oracle.harness.separate import (
     _separating_state,
     separating_variant,
@@ -217,3 +218,45 @@ def test_no_related_input_is_sent_where_a_fitting_name_predicts_what_the_state_d
     assert _separating_state(_emptied(), "papineni", UPDATE, (UPDATE,), PLANNED, None) is None
     first = _separating_state(_emptied(), "papineni", UPDATE, (DROPPED,), PLANNED, None)
     assert first is not None and first.segments[0].hypothesis == ("zq",)
+
+
+LINE_END, STRICT = ("hypothesis-line-end-kept-on-last-token",), ("strict-clipping",)
+#: (a line end is named from returned statistics only: c = r = 2, one match of two n-grams)
+HALF = ScoreAnswer(0.5, {"hyp_len": 2, "ref_len": 2, "matches": [1], "totals": [2]})
+
+
+def _repeated():
+    """"a a" against "a a" and "a" under BLEU-1, answered 1/2: one match of two (c = r = 2, BP 1). A line end kept on
+    the hypothesis's last token fits it ("a\\n" matches nothing, the other "a" does) and so does strict clipping (a
+    count at the references' maximum, 2, counts 1)."""
+    return ScoreRequest(seq=0, level="sentence", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
+                        segments=(Segment(hypothesis=("a", "a"), references=(("a", "a"), ("a",))),))
+
+
+def test_a_structural_fit_that_reads_a_related_input_as_the_oracle_predicts_the_oracles_answer():
+    """The first variant, the first token repeated ("a a a": c = 3, r = 2, BP 1), tells them apart: strict clipping
+    counts the three "a" above the maximum 2 as 1 (BLEU 1/3); the line end leaves "a", "a" and "a\\n", the two "a"
+    clipped at 2, the oracle's own count (2/3). A mechanism that reads an input as the oracle does predicts the
+    oracle's answer there; the variant was passed over when it predicted nothing."""
+    found = separating_variant(_repeated(), HALF, "papineni", (LINE_END, STRICT), ANY)
+    assert found is not None
+    variant, predictions = found
+    assert variant.segments[0].hypothesis == ("a", "a", "a")
+    assert abs(predictions[LINE_END] - 2 / 3) <= 1e-12 and abs(predictions[STRICT] - 1 / 3) <= 1e-12
+
+    def last_reference_clips(variant):  # the references' counts overwritten by each in turn: the last one's clip
+        hypothesis, references = variant.segments[0].hypothesis, variant.segments[0].references
+        return min(hypothesis.count("a"), references[-1].count("a")) / len(hypothesis)
+
+    kept, _ = told_apart(_repeated(), HALF, "papineni", (LINE_END, STRICT), ANY, last_reference_clips)
+    assert kept == (STRICT,)
+
+
+def test_a_structural_mechanism_that_does_not_apply_predicts_nothing():
+    """The first reference dropped does not apply to a segment of one reference (it would leave none): no value,
+    where a line end kept applies to the same input and, its last token unmatched either way, reads it as the oracle
+    does ("a b" against "a": one match of two under BLEU-1, BP 1: 1/2)."""
+    one = ScoreRequest(seq=0, level="sentence", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
+                       segments=(Segment(hypothesis=("a", "b"), references=(("a",),)),))
+    assert value_read_as_the_oracle(one, "papineni", (("computation", "first-reference-dropped"),)) is None
+    assert value_read_as_the_oracle(one, "papineni", (("computation", LINE_END[0]),)) == 0.5
