@@ -46,21 +46,21 @@ here, where the first request's references give its answer (once a process insta
 this came from (references-cached-from-first-request: a Self-BLEU metric's `is_first` flag reading the reference set
 once) was named by its counts alone, `other-counting-of-ref_len` and the like, one record at a time.
 
-Statistics kept instead of a counter: a metric object built once whose corpus counts (c, r, the clipped matches and
-the totals of every order) each request adds to and nothing clears (a stateful metric's `update` without its `reset`,
-an evaluator reused across evaluations: JetBrains-Research/code2seq#112, "Without resetting, metrics accumulate state
-over multiple epochs", and allenai/allennlp#1020, "reset metric when done evaluation", the same mistake in other
+Statistics kept instead of a counter: a metric object built once whose corpus counts (c, r, the clipped matches and the
+totals of every order) each request adds to and nothing clears (a stateful metric's `update` without its `reset`, an
+evaluator reused across evaluations: JetBrains-Research/code2seq#112, "Without resetting, metrics accumulate state over
+multiple epochs", and allenai/allennlp#1020, titled "reset meteric when done evaluation": the same mistake in other
 metrics) answers each request with the corpus score of every request the process answered since it started, its own
-included (`accumulated_statistics`). Such a process's last returned statistics are that sum so far, so the harness
-keeps them (`Before.returned`: one per number of orders, as a metric object counts a fixed number of orders and an
+included (`accumulated_statistics`). Such a process's last returned statistics are that sum so far, so the harness keeps
+them (`Before.returned`: one per number of orders, as a metric object counts a fixed number of orders and an
 implementation serving several keeps one for each; unknown once a score came without statistics, cleared when the
 process restarts) and the prediction is those plus the oracle's statistics of the request alone: kept only where the
 returned statistics are that sum, layer by layer, and the score is the oracle's score of it; named only where the
 request made new, sent twice, is answered otherwise the second time, as the first answer's statistics added to the
 second request's own give (a stateless implementation answers the two alike). Read from the returned statistics, not
-recomputed: the harness computes no oracle statistics for a request it does not judge (a probe, a shrink step), while
-a process that accumulates has added each of them to what it returns next. The tenth held-out set's bug of this kind
-was caught, and named `nondeterministic` (a request sent again was answered otherwise) before this.
+recomputed: the harness computes no oracle statistics for a request it does not judge (a probe, a shrink step), while a
+process that accumulates has added each of them to what it returns next. The tenth held-out set's bug of this kind was
+caught, and named `nondeterministic` (a request sent again was answered otherwise) before this.
 """
 
 from __future__ import annotations
