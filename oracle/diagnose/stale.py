@@ -618,12 +618,16 @@ def carried_exp_halvings(request: ScoreRequest, reply: Answered, carried: int, *
 
 def summed_statistics(one: Any, other: Any) -> Statistics | None:
     """The counts of `one` and `other` added (c, r, and each order's matches and totals), or None where they have
-    another number of orders."""
+    another number of orders or the sum is no statistics the formulas take (an implementation's returned counts can
+    have more matches than n-grams: a total counted one short)."""
     if len(one.matches) != len(other.matches) or len(one.totals) != len(other.totals):
         return None
-    return Statistics(one.hyp_len + other.hyp_len, one.ref_len + other.ref_len,
-                      tuple(a + b for a, b in zip(one.matches, other.matches, strict=True)),
-                      tuple(a + b for a, b in zip(one.totals, other.totals, strict=True)))
+    try:
+        return Statistics(one.hyp_len + other.hyp_len, one.ref_len + other.ref_len,
+                          tuple(a + b for a, b in zip(one.matches, other.matches, strict=True)),
+                          tuple(a + b for a, b in zip(one.totals, other.totals, strict=True)))
+    except (BleuOracleError, TypeError, ValueError):
+        return None
 
 
 def _counts(statistics: Any) -> tuple[Any, ...]:

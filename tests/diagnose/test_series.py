@@ -680,6 +680,11 @@ def test_statistics_accumulated_are_the_last_returned_plus_the_request_s_own() -
     assert stale_answer(A2, counts(4, 4, (3, 1), (4, 2), 0.5), before, PROFILE, expected=expected) is None
     assert stale_answer(A2, counts(4, 4, (3, 0), (4, 2), math.sqrt(3 / 8)), before, PROFILE, expected=expected) is None
     assert stale_answer(A2, counts(4, 3, (3, 1), (4, 2), math.sqrt(3 / 8)), before, PROFILE, expected=expected) is None
+    # (returned counts the formulas refuse, totals short: 3 unigram matches of 1 before, 4 of 3 summed: no state, and
+    # no refusal raised out of the diagnosis)
+    short = counts(2, 2, (3, 1), (1, 1), 1.0)
+    shorter = Before((Exchange(A1, short),), 0, 1, returned=((2, short.statistics),))
+    assert stale_answer(A2, counts(4, 4, (4, 1), (3, 2), 1.0), shorter, PROFILE, expected=expected) is None
 
 
 def test_accumulated_statistics_order_probes_confirm_only_the_sum() -> None:
