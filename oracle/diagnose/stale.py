@@ -45,6 +45,22 @@ then the order: the request made new as the first request of a process started f
 here, where the first request's references give its answer (once a process instance). The held-out bug
 this came from (references-cached-from-first-request: a Self-BLEU metric's `is_first` flag reading the reference set
 once) was named by its counts alone, `other-counting-of-ref_len` and the like, one record at a time.
+
+Statistics kept instead of a counter: a metric object built once whose corpus counts (c, r, the clipped matches and the
+totals of every order) each request adds to and nothing clears (a stateful metric's `update` without its `reset`, an
+evaluator reused across evaluations: JetBrains-Research/code2seq#112, "Without resetting, metrics accumulate state over
+multiple epochs", and allenai/allennlp#1020, titled "reset meteric when done evaluation": the same mistake in other
+metrics) answers each request with the corpus score of every request the process answered since it started, its own
+included (`accumulated_statistics`). Such a process's last returned statistics are that sum so far, so the harness keeps
+them (`Before.returned`: one per number of orders, as a metric object counts a fixed number of orders and an
+implementation serving several keeps one for each; unknown once a score came without statistics, cleared when the
+process restarts) and the prediction is those plus the oracle's statistics of the request alone: kept only where the
+returned statistics are that sum, layer by layer, and the score is the oracle's score of it; named only where the
+request made new, sent twice, is answered otherwise the second time, as the first answer's statistics added to the
+second request's own give (a stateless implementation answers the two alike). Read from the returned statistics, not
+recomputed: the harness computes no oracle statistics for a request it does not judge (a probe, a shrink step), while a
+process that accumulates has added each of them to what it returns next. The tenth held-out set's bug of this kind was
+caught, and named `nondeterministic` (a request sent again was answered otherwise) before this.
 """
 
 from __future__ import annotations
@@ -56,7 +72,7 @@ from itertools import compress, repeat
 from operator import attrgetter, eq
 from typing import Any
 
-from oracle.formulas.bleu import effective_reference_length
+from oracle.formulas.bleu import Statistics, bleu_from_statistics, effective_reference_length
 from oracle.models.outcomes import GOOD_OUTCOMES, Expected
 from oracle.models.protocol import ScoreRequest, SmoothingSpec
 from oracle.models.results import Classification
@@ -65,7 +81,7 @@ from .classify import UNEXPLAINED, is_partial
 from .expect import ORACLE_REFUSALS, oracle_expected, oracle_options, scored_expectation
 from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge, token_count_layers
 from .mechanisms.counting import OTHER_COUNTING
-from .mechanisms.state import EARLIER_ANSWER, EXP_CARRIED, REFERENCES_KEPT
+from .mechanisms.state import ACCUMULATED, EARLIER_ANSWER, EXP_CARRIED, REFERENCES_KEPT
 
 #: The change a probe-confirmed earlier answer carries (`confirmed`): a run names it even on a single record.
 CONFIRMED_BY = "confirmed by changing"
@@ -95,13 +111,18 @@ class Before:
     """What the process had answered before a request: its latest requests with their replies (oldest first), the
     halvings exp smoothing made over every request since it started (None: not known), and how many of the latest
     requests belong to the request's own unit of work (its case, or its random example with the example's
-    companions and shrinks: the same whichever shard or worker runs it), and the first request it answered."""
+    companions and shrinks: the same whichever shard or worker runs it), the first request it answered, and the
+    statistics it returned last (`returned`)."""
 
     earlier: tuple[Exchange, ...] = ()
     halvings: int | None = 0
     own: int = 0
     #: the first request the process answered (None: this is it, or not known)
     first: Exchange | None = None
+    #: the statistics the process returned last since it started, one per number of orders, as (orders, statistics)
+    #: pairs (None: not known, a score came without statistics; (): none returned yet): what a process whose counts are
+    #: never reset has summed so far (`accumulated_statistics`)
+    returned: tuple[tuple[int, Any], ...] | None = ()
 
 
 _TOKEN_COUNT = attrgetter("request.token_count")
@@ -193,8 +214,9 @@ def stale_answer(request: ScoreRequest, reply: Answered, before: Before, profile
                  contract: Contract = DEFAULT_CONTRACT, explained: bool = False) -> Classification | None:
     """The state an earlier request left that explains `reply`, an answer to `request` that is wrong by `expected`
     (the oracle's expectation of it): `earlier-answer-returned` (`earlier_answer`, among `before.earlier`), else
-    `exp-halvings-carried-over` (`carried_exp_halvings`, from `before.halvings`); None when neither fits (the caller
-    looks for references kept from `before.first` then: `kept_references`, confirmed by probes).
+    `exp-halvings-carried-over` (`carried_exp_halvings`, from `before.halvings`), else
+    `statistics-accumulated-across-requests` (`accumulated_statistics`, from `before.returned`); None when none fits
+    (the caller looks for references kept from `before.first` then: `kept_references`, confirmed by probes).
     `explained`: a mechanism of the request alone explains the answer; then an earlier answer is looked for only
     in the request's own unit of work (`before.own`): a stateless bug's answer can equal another request's by
     coincidence, and which requests came before in the process depends on how the run is split (`--shard`,
@@ -206,6 +228,8 @@ def stale_answer(request: ScoreRequest, reply: Answered, before: Before, profile
     named = earlier_answer(request, reply, earlier, profile, expected=expected, contract=contract)
     if named is None and before.halvings:
         named = carried_exp_halvings(request, reply, before.halvings, expected=expected, contract=contract)
+    if named is None and before.returned:
+        named = accumulated_statistics(request, reply, before.returned, profile, expected=expected, contract=contract)
     return named
 
 
@@ -486,12 +510,15 @@ class OrderProbes:
 class Seen:
     """What the prediction of a state's answer after (`OrderProbed.predicted`) reads besides the answers: the tally of
     exp smoothing's halvings before the last request was answered (None: not known), the first request the process
-    answered (None: not known), the judged profile and the numeric contract."""
+    answered (None: not known), the judged profile and the numeric contract, and the statistics it returned last before
+    the last request."""
 
     halvings: int | None
     first: Exchange | None
     profile: str
     contract: Contract = DEFAULT_CONTRACT
+    #: the statistics the process returned last before the last request (`Before.returned`; None: not known)
+    returned: tuple[tuple[int, Any], ...] | None = ()
 
 
 @dataclass(frozen=True)
@@ -588,6 +615,62 @@ def carried_exp_halvings(request: ScoreRequest, reply: Answered, carried: int, *
                     "never reset between requests")
 
 
+def summed_statistics(one: Any, other: Any) -> Statistics | None:
+    """The counts of `one` and `other` added (c, r, and each order's matches and totals), or None where they have
+    another number of orders or the sum is no statistics the formulas take (an implementation's returned counts can
+    have more matches than n-grams: a total counted one short)."""
+    if len(one.matches) != len(other.matches) or len(one.totals) != len(other.totals):
+        return None
+    try:
+        return Statistics(one.hyp_len + other.hyp_len, one.ref_len + other.ref_len,
+                          tuple(a + b for a, b in zip(one.matches, other.matches, strict=True)),
+                          tuple(a + b for a, b in zip(one.totals, other.totals, strict=True)))
+    except ORACLE_REFUSALS:  # (the formulas refuse more matches than totals)
+        return None
+
+
+def _counts(statistics: Any) -> tuple[Any, ...]:
+    return statistics.hyp_len, statistics.ref_len, tuple(statistics.matches), tuple(statistics.totals)
+
+
+def accumulated_statistics(request: ScoreRequest, reply: Answered, returned: Sequence[tuple[int, Any]], profile: str,
+                           *, expected: Expected, contract: Contract) -> Classification | None:
+    """`statistics-accumulated-across-requests` where `reply` returned the statistics the process returned last for
+    as many orders (`returned`, `Before.returned`: under the state, the sum of every earlier request's) plus the
+    oracle's statistics of `request` alone (`expected`'s), count by count, and a score the oracle's score of that sum
+    (the request's weights, smoothing, level and options) within the relative tolerance; None otherwise, and where
+    nothing was returned before for as many orders, or only counts of 0 (the sum is the request's own: no state
+    shows)."""
+    own = expected.statistics
+    if (reply.kind != "score" or reply.statistics is None or expected.rejected or own is None
+            or request.stateful is not None):
+        return None
+    before = dict(returned).get(len(own.matches))
+    if before is None or not any(_counts(before)[:2]) and not any(before.totals):
+        return None
+    summed = summed_statistics(before, own)
+    if summed is None or _counts(reply.statistics)[:2] != _counts(summed)[:2] \
+            or tuple(reply.statistics.matches[:len(own.matches)]) != summed.matches \
+            or tuple(reply.statistics.totals[:len(own.totals)]) != summed.totals:
+        return None
+    try:
+        options = oracle_options(profile, lowercase=request.lowercase).switched(request.chosen_conventions)
+        value = float(bleu_from_statistics(summed, weights=request.weights, options=options,
+                                           smoothing=request.smoothing.to_convention(), level=request.level).score)
+    except ORACLE_REFUSALS:
+        return None
+    if not relative(contract).close(reply.score, value) or breaks_zero_rule(reply.score, value):
+        return None
+    return Classification(
+        parts=(ACCUMULATED,), value=value, expected=expected.score, scope="all",
+        change=(("statistics added to", f"c {before.hyp_len}, r {before.ref_len}, matches {list(before.matches)}, "
+                                        f"totals {list(before.totals)}"),),
+        description=(f"answered with the statistics the process returned last (c {before.hyp_len}, r {before.ref_len}, "
+                     f"matches {list(before.matches)}, totals {list(before.totals)}) plus this request's own, and "
+                     "the score of that sum: corpus counts updated on every request and never reset between "
+                     "requests"))
+
+
 def _description(parts: tuple[str, ...], back: int) -> str:
     which = "the request just before" if back == 1 else f"the request {back} requests before"
     differs = " and ".join(parts) if len(parts) <= 2 else ", ".join(parts[:-1]) + " and " + parts[-1]
@@ -667,7 +750,8 @@ def _after_the_earlier_request(named: Classification, request: ScoreRequest, bef
 def _after_itself(named: Classification, request: ScoreRequest, before: Before, mark: int) -> OrderProbes | None:
     """`exp-halvings-carried-over`: the request alone, then again: the first answer's own orders without a match moved
     the counter (the record's request had such orders, and a token that matches nothing keeps them), so the second is
-    the first's halvings further on."""
+    the first's halvings further on. `statistics-accumulated-across-requests` alike: the second answer's statistics are
+    the first's plus its own."""
     return OrderProbes(alone=(with_new_hypotheses(request, f"{mark}a"),),
                        after=(with_new_hypotheses(request, f"{mark}b"),))
 
@@ -691,6 +775,15 @@ def _the_halvings_carried(order: OrderProbes, answers: Sequence[Answered], seen:
     expected = _expected_or_none(order.after[-1], seen.profile)
     return bool(seen.halvings) and expected is not None and carried_exp_halvings(
         order.after[-1], answers[-1], seen.halvings or 0, expected=expected, contract=seen.contract) is not None
+
+
+def _the_statistics_summed(order: OrderProbes, answers: Sequence[Answered], seen: Seen) -> bool:
+    """The request after answered with the statistics the process returned just before it (`seen.returned`: the
+    request alone's) plus its own, scored as that sum (`accumulated_statistics`)."""
+    expected = _expected_or_none(order.after[-1], seen.profile)
+    return bool(seen.returned) and expected is not None and accumulated_statistics(
+        order.after[-1], answers[-1], seen.returned or (), seen.profile, expected=expected,
+        contract=seen.contract) is not None
 
 
 def _the_first_references(order: OrderProbes, answers: Sequence[Answered], seen: Seen) -> bool:
@@ -719,12 +812,17 @@ ORDER_PROBED: dict[str, OrderProbed] = {
         "; sent as the first request of a process started for it (its hypotheses made new), the request was answered "
         "otherwise than in this process, where the first request's references give its answer: "
         f"{_WHAT_CAME_BEFORE}"),
+    ACCUMULATED: OrderProbed(
+        _after_itself, _the_statistics_summed,
+        "; sent twice more (its hypotheses made new each time), the request was answered otherwise the second time, "
+        f"with the first answer's statistics added to its own: {_WHAT_CAME_BEFORE}"),
 }
 
 
-__all__ = ["CONFIRMED_BY", "EVERY_REFERENCE", "IN_ORDER", "NEW_HYPOTHESES", "ORDER_PROBED", "PROBES_NEEDED",
-           "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "OrderProbed", "OrderProbes", "REFERENCES_KEPT",
-           "Seen", "answered_right_before", "carried_exp_halvings", "confirmed", "confirmed_by_a_new_key",
-           "confirmed_in_order", "differing_parts", "earlier_answer", "earlier_match", "earlier_request", "halvings",
-           "is_confirmed", "kept_references", "order_probes", "probes", "same_answer", "stale_answer",
-           "unmatched_orders", "with_new_hypotheses", "with_references_of", "with_stale"]
+__all__ = ["ACCUMULATED", "CONFIRMED_BY", "EVERY_REFERENCE", "IN_ORDER", "NEW_HYPOTHESES", "ORDER_PROBED",
+           "PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "OrderProbed", "OrderProbes",
+           "REFERENCES_KEPT", "Seen", "accumulated_statistics", "answered_right_before", "carried_exp_halvings",
+           "confirmed", "confirmed_by_a_new_key", "confirmed_in_order", "differing_parts", "earlier_answer",
+           "earlier_match", "earlier_request", "halvings", "is_confirmed", "kept_references", "order_probes", "probes",
+           "same_answer", "stale_answer", "summed_statistics", "unmatched_orders", "with_new_hypotheses",
+           "with_references_of", "with_stale"]

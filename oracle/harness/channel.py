@@ -61,6 +61,11 @@ class Channel:
         #: answered (None: unknown, an exp-smoothed score came without statistics), and that before the last reply
         self.exp_halvings: int | None = 0
         self.halvings_before: int | None = 0
+        #: the statistics the process returned last since it started, by number of orders (None: unknown, a score came
+        #: without statistics), and that before the last reply: what a process whose counts are never reset has summed
+        #: (`oracle.diagnose.stale.accumulated_statistics`)
+        self.returned: dict[int, Any] | None = {}
+        self.returned_before: tuple[tuple[int, Any], ...] | None = ()
         #: requests the current process instance was sent (a restart starts it anew), and after a death how many it
         #: had answered before the request that killed it (`crashcauses.hinted`)
         self.process_requests = 0
@@ -110,14 +115,16 @@ class Channel:
         if restarts != self.history_restarts or reply.kind in ("crash", "timeout"):
             self.history.clear()
             self.history_tokens, self.history_restarts, self.exp_halvings, self.first = 0, restarts, 0, None
-            self.in_order = {}
+            self.in_order, self.returned = {}, {}
         self.halvings_before = self.exp_halvings
+        self.returned_before = None if self.returned is None else tuple(sorted(self.returned.items()))
         exchange = Exchange(request, reply)
         if self.process_requests == 1 and reply.kind not in ("crash", "timeout"):
             self.first = exchange
         if reply.kind not in ("crash", "timeout"):
             more = halvings(exchange, self.profile)
             self.exp_halvings = None if more is None or self.exp_halvings is None else self.exp_halvings + more
+            self._returned(reply)
             if kept and request.token_count <= HISTORY_REQUEST_TOKENS:
                 self.history.append(exchange)
                 self.history_tokens += request.token_count
@@ -126,6 +133,17 @@ class Channel:
             self.history_tokens -= self.history.popleft().request.token_count
         self.last_kept = bool(self.history) and self.history[-1] is exchange
         return reply
+
+    def _returned(self, reply: Reply) -> None:
+        """Keep the statistics of a score the process returned (by number of orders), or forget them all where a score
+        came without statistics (what the process summed is then unknown)."""
+        if reply.kind != "score" or self.returned is None:
+            return
+        statistics = getattr(reply, "statistics", None)
+        if statistics is None:
+            self.returned = None
+            return
+        self.returned[len(statistics.matches)] = statistics
 
     def cover(self, request: ScoreRequest, expected: Expected, prepared: Prepared | None = None) -> None:
         """Count what `request` exercised in this channel's coverage (its features: `prepared`'s, computed once and
@@ -145,7 +163,7 @@ class Channel:
         earlier = kept[:-1] if self.last_kept else kept
         own = self.kept_total - (1 if self.last_kept else 0) - self.unit_start
         return Before(earlier, self.halvings_before, own=max(0, min(own, len(earlier))),
-                      first=self.first if self.process_requests > 1 else None)
+                      first=self.first if self.process_requests > 1 else None, returned=self.returned_before)
 
     def start_unit(self) -> None:
         """A case or a random example (with its companions) begins: what the process answers from here on is this

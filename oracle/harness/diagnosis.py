@@ -182,7 +182,7 @@ def answered_again(request, reply, verdict, context: DiagnosisContext, prepared=
     again = context.channel.collect(sent, pending, kept=False)
     if not repeat.answered_otherwise(reply, again, context.contract):
         return None
-    if before is not None and expected is not None and (before.earlier or before.halvings) \
+    if before is not None and expected is not None and (before.earlier or before.halvings or before.returned) \
             and stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract):
         return None
     return again
@@ -268,7 +268,7 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
         reported = shrunk.request if shrunk is not None else request
     if to_shrink and classification is not None:
         context.budget.classified((classification.parts, *classification.fit_parts))
-    if classification is not None and (before.earlier or before.halvings):
+    if classification is not None and (before.earlier or before.halvings or before.returned):
         refuted = answered_right_before(request, before, expected, context.contract)
         stale = _stale(request, reply, before, expected, classification, context, request_alone_refuted=refuted)
         classification = with_stale(classification, stale, request_alone_refuted=refuted)
@@ -638,7 +638,7 @@ def _in_order(named, request, before: Before, context: DiagnosisContext, *, refu
         return None
     after = _answered_here(order.after, context)
     seen = Seen(halvings=context.channel.halvings_before, first=context.channel.first, profile=context.profile,
-                contract=context.contract)
+                contract=context.contract, returned=context.channel.returned_before)
     predicted = ORDER_PROBED[named.name].predicted(order, after, seen)
     confirmed = confirmed_in_order(named, alone[-1], after, predicted=predicted, contract=context.contract)
     if confirmed is not None and order.fresh and channel.first is not None:

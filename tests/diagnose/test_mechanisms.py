@@ -143,7 +143,8 @@ def test_names_needing_evidence_are_the_catalogues():
     # whose answer is a simple number (a multiple of 1/100, an integer: test_stage_variants.py)
     simple_numbers = {"score-truncated-to-whole-percent", "percent-scale-truncated-to-an-integer"}
     expected = {"float32", "earlier-answer-returned", "exp-halvings-carried-over",
-                "references-kept-from-first-request", *batch_means, *one_segment, *LEVEL_OPERATORS, *simple_numbers}
+                "references-kept-from-first-request", "statistics-accumulated-across-requests", *batch_means,
+                *one_segment, *LEVEL_OPERATORS, *simple_numbers}
     assert {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and not m.family} == expected
     assert all(needs_evidence((name,)) for name in expected)
     # a part of a combined cause needs it as the whole does; a name the catalogue does not flag, or does not hold, not

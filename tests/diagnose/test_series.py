@@ -36,6 +36,7 @@ from oracle.adapters.base import Implementation, ScoreAnswer
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.mechanisms import process_state_names
 from oracle.diagnose.stale import (
+    ACCUMULATED,
     CONFIRMED_BY,
     DEFAULT_CONTRACT,
     EARLIER_ANSWER,
@@ -610,7 +611,8 @@ def test_the_order_probes_send_the_request_alone_then_after_the_earlier_one_with
 def test_every_process_state_of_the_catalogue_has_its_order_probes() -> None:
     """The catalogue's process states (kind `state`, found in the process's history) are the names the one rule
     confirms: a state added to the catalogue without its order probes is never confirmed, so never named."""
-    assert set(ORDER_PROBED) == set(process_state_names()) == {EARLIER_ANSWER, EXP_CARRIED, REFERENCES_KEPT}
+    assert set(ORDER_PROBED) == set(process_state_names()) == {EARLIER_ANSWER, EXP_CARRIED, REFERENCES_KEPT,
+                                                                ACCUMULATED}
 
 
 def test_the_order_probes_confirm_only_an_answer_that_what_came_before_changed() -> None:
@@ -649,6 +651,58 @@ def test_a_counter_s_order_probes_confirm_only_the_halvings_carried() -> None:
     assert predicted and not ORDER_PROBED[EXP_CARRIED].predicted(order, [after], Seen(3, None, PROFILE))
     assert confirmed_in_order(named, scored(math.sqrt(1 / 96)), [after], predicted=True,
                               contract=DEFAULT_CONTRACT) is not None
+    assert confirmed_in_order(named, after, [after], predicted=True, contract=DEFAULT_CONTRACT) is None
+
+
+A1 = ScoreRequest(level="sentence", segments=(Segment(hypothesis=("a", "b"), references=(("a", "b"),)),),
+                  weights=(0.5, 0.5))
+A2 = ScoreRequest(level="sentence", segments=(Segment(hypothesis=("a", "c"), references=(("a", "d"),)),),
+                  weights=(0.5, 0.5))
+
+
+def counts(c: int, r: int, matches: tuple[int, ...], totals: tuple[int, ...], score: float) -> Answer:
+    return Answer(score, Statistics(hyp_len=c, ref_len=r, matches=matches, totals=totals, bp=1.0))
+
+
+def test_statistics_accumulated_are_the_last_returned_plus_the_request_s_own() -> None:
+    """A1 ("a b" against "a b", weights 1/2, 1/2) returned c = r = 2, matches (2, 1) of (2, 1), 1.0. A2 ("a c" against
+    "a d") alone: c = r = 2, matches (1, 0) of (2, 1), 0 (no bigram matched, no smoothing). Added by hand: c = r = 4,
+    matches (3, 1) of (4, 2), BP 1, sqrt(3/4 * 1/2) = sqrt(3/8): named, its value that. Not where nothing was returned
+    before, where the score is not the sum's, or where one count is not the sum."""
+    first = counts(2, 2, (2, 1), (2, 1), 1.0)
+    summed = counts(4, 4, (3, 1), (4, 2), math.sqrt(3 / 8))
+    before = Before((Exchange(A1, first),), 0, 1, returned=((2, first.statistics),))
+    expected = oracle_expected(A2, PROFILE)
+    named = stale_answer(A2, summed, before, PROFILE, expected=expected)
+    assert named is not None and named.name == ACCUMULATED
+    assert math.isclose(named.value, 0.6123724356957945, rel_tol=1e-12)
+    assert stale_answer(A2, summed, Before((Exchange(A1, first),), 0, 1), PROFILE, expected=expected) is None
+    assert stale_answer(A2, counts(4, 4, (3, 1), (4, 2), 0.5), before, PROFILE, expected=expected) is None
+    assert stale_answer(A2, counts(4, 4, (3, 0), (4, 2), math.sqrt(3 / 8)), before, PROFILE, expected=expected) is None
+    assert stale_answer(A2, counts(4, 3, (3, 1), (4, 2), math.sqrt(3 / 8)), before, PROFILE, expected=expected) is None
+    # (returned counts the formulas refuse, totals short: 3 unigram matches of 1 before, 4 of 3 summed: no state, and
+    # no refusal raised out of the diagnosis)
+    short = counts(2, 2, (3, 1), (1, 1), 1.0)
+    shorter = Before((Exchange(A1, short),), 0, 1, returned=((2, short.statistics),))
+    assert stale_answer(A2, counts(4, 4, (4, 1), (3, 2), 1.0), shorter, PROFILE, expected=expected) is None
+
+
+def test_accumulated_statistics_order_probes_confirm_only_the_sum() -> None:
+    """A2 made new (mark 3: "a c ⟂3b" against "a d"): c = 3, r = 2, matches (1, 0) of (3, 2). After the process
+    returned (5, 4, (3, 1), (5, 3)), the counts never reset give (8, 6, (4, 1), (8, 5)): BP 1 (c > r),
+    sqrt(4/8 * 1/5) = sqrt(1/10). Predicted only from what was returned just before; confirmed only where the answer
+    alone was another."""
+    named = Classification(parts=(ACCUMULATED,), description="d")
+    order = order_probes(named, A2, Before(), 3)
+    assert order is not None and not order.fresh
+    returned = counts(5, 4, (3, 1), (5, 3), math.sqrt(3 / 5 * 1 / 3))
+    after = counts(8, 6, (4, 1), (8, 5), math.sqrt(1 / 10))
+    predicted = ORDER_PROBED[ACCUMULATED].predicted
+    assert predicted(order, [after], Seen(0, None, PROFILE, returned=((2, returned.statistics),)))
+    assert not predicted(order, [after], Seen(0, None, PROFILE))
+    assert not predicted(order, [counts(8, 6, (4, 1), (8, 5), 0.5)],
+                         Seen(0, None, PROFILE, returned=((2, returned.statistics),)))
+    assert confirmed_in_order(named, returned, [after], predicted=True, contract=DEFAULT_CONTRACT) is not None
     assert confirmed_in_order(named, after, [after], predicted=True, contract=DEFAULT_CONTRACT) is None
 
 

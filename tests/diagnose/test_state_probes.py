@@ -28,7 +28,17 @@ is derived by hand:
   r = 2, nothing matches, 0, alone and again alike.
 
 A stateful twin of each (the same arithmetic with the counter kept between requests, with the first request's
-references kept) is named: the rule is no wall against a state that is there.
+references kept) is named: the rule is no wall against a state that is there. So is a running total of the counts
+never reset (`statistics-accumulated-across-requests`), which both stateless fakes must not be named by either:
+
+- A1: "a b" against "a b", weights (1/2, 1/2): c = r = 2, matches (2, 1) of (2, 1): 1.0, right. A2: "a c" against
+  "a d": c = r = 2, matches (1, 0) of (2, 1), no smoothing: 0. Added to A1's: c = r = 4, matches (3, 1) of (4, 2),
+  BP 1, sqrt(3/4 * 1/2) = sqrt(3/8) = 0.6123724356957945. Its order probes (A2 made new, "a c ⟂...": c = 3,
+  r = 2, matches (1, 0) of (3, 2)) are each answered with every earlier count added: otherwise the second time.
+- `PerReference` (stateless: each count added once per reference, the score unchanged): A1 (one reference) is right;
+  A3, "a b" against "a b" twice, is answered c = r = 4, matches (4, 2) of (4, 2), 1.0 where c = r = 2, matches (2, 1)
+  of (2, 1) are right: exactly A1's returned counts plus A3's own, scored as that sum (1.0), a state's answer by
+  coincidence. Its order probes (A3 made new: c = 3 twice over, alone and again) are answered alike: not named.
 
 Holds: oracle.diagnose.stale, oracle.harness.diagnosis
 """
@@ -40,14 +50,18 @@ from collections import Counter
 from collections.abc import Callable
 
 from oracle.adapters.base import Implementation, ScoreAnswer
+from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.stale import DEFAULT_CONTRACT, accumulated_statistics
 from oracle.harness.events import read_results
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.inprocess import InProcessImplementation
+from oracle.harness.replies import Reply
 from oracle.harness.session import SessionSettings, run_session
-from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
+from oracle.models.protocol import ScoreReply, ScoreRequest, Segment, SmoothingSpec
 from oracle.models.results import RunSettings
 
-STATE_NAMES = ("earlier-answer-returned", "exp-halvings-carried-over", "references-kept-from-first-request")
+STATE_NAMES = ("earlier-answer-returned", "exp-halvings-carried-over", "references-kept-from-first-request",
+               "statistics-accumulated-across-requests")
 
 
 def request(hypothesis: str, references: tuple[str, ...], weights: tuple[float, ...] = (1.0,),
@@ -60,20 +74,28 @@ E0 = request("a b", ("a c",), (1.0, 0.0), "exp")
 E = request("a b", ("a c",), (0.5, 0.5), "exp")
 F0 = request("a", ("", "a"))
 K0 = request("", ("b c",))
+A1 = request("a b", ("a b",), (0.5, 0.5))
+A2 = request("a c", ("a d",), (0.5, 0.5))
+A3 = request("a b", ("a b", "a b"), (0.5, 0.5))
 
 
 class SmallBleu(Implementation):
     """Papineni BLEU of one segment up to bigrams, NIST's exp smoothing with its halving counter starting at `start`
     (0 is right), carried between requests where `carried`; `read_once`: the first request's references kept for every
-    later one; `empty_unread`: an empty hypothesis's references not read (c = r = 0)."""
+    later one; `empty_unread`: an empty hypothesis's references not read (c = r = 0); `accumulated`: the counts (c, r,
+    matches, totals) of every request added to a running total never reset, the score computed from it;
+    `per_reference`: every count added once per reference (a loop over the references adding the segment's counts in
+    each pass: stateless, and the score unchanged, the ratios being the same)."""
 
     name, version = "small-bleu", "0"
     capabilities = {"levels": ["sentence"], "weights": "any", "max_order": 2, "smoothing": ["none", "exp"],
                     "statistics": True, "lowercase": False}
 
     def __init__(self, *, start: int = 0, carried: bool = False, read_once: bool = False,
-                 empty_unread: bool = False) -> None:
+                 empty_unread: bool = False, accumulated: bool = False, per_reference: bool = False) -> None:
         self.start, self.carried, self.read_once, self.empty_unread = start, carried, read_once, empty_unread
+        self.accumulated, self.per_reference = accumulated, per_reference
+        self.running: dict[int, tuple[int, int, list[int], list[int]]] = {}
         self.halvings = 0
         self.first_references: tuple | None = None
 
@@ -97,6 +119,15 @@ class SmallBleu(Implementation):
                     most[gram] = max(most[gram], count)
             matches.append(sum(min(count, most[gram]) for gram, count in grams.items()))
             totals.append(sum(grams.values()))
+        if self.per_reference:
+            k = len(references)
+            c, r, matches, totals = k * c, k * r, [k * m for m in matches], [k * t for t in totals]
+        if self.accumulated:
+            c0, r0, m0, t0 = self.running.get(len(matches), (0, 0, [0] * len(matches), [0] * len(totals)))
+            c, r = c0 + c, r0 + r
+            matches, totals = [a + b for a, b in zip(m0, matches, strict=True)], [
+                a + b for a, b in zip(t0, totals, strict=True)]
+            self.running[len(matches)] = (c, r, matches, totals)
         statistics = {"hyp_len": c, "ref_len": r, "matches": matches, "totals": totals}
         if c == 0:
             return ScoreAnswer(math.nan if r == 0 else 0.0, {**statistics, "bp": math.nan if r == 0 else 0.0})
@@ -170,6 +201,30 @@ def test_a_counter_never_reset_is_named_by_the_halvings_carried_over(tmp_path) -
     (the counter numbered by the order, `smoothing-counter-is-order-index`, fits E alone as well)."""
     record = second_record(lambda: SmallBleu(carried=True), E0, E, tmp_path)
     assert "exp-halvings-carried-over" in named_states(record)
+
+
+def test_counts_never_reset_are_named_by_the_statistics_accumulated(tmp_path) -> None:
+    """A1 then A2 by an implementation whose running counts are never reset: A2 answered with A1's counts added,
+    (4, 4, (3, 1), (4, 2)), sqrt(3/8) where 0 is right; sent again it is answered otherwise (its counts added once
+    more), which the state explains (not `nondeterministic`), and the order probes confirm it."""
+    record = second_record(lambda: SmallBleu(accumulated=True), A1, A2, tmp_path)
+    assert math.isclose(record.actual.score, math.sqrt(3 / 8), rel_tol=1e-12)
+    assert (record.actual.statistics.hyp_len, record.actual.statistics.ref_len) == (4, 4)
+    assert record.classification.name == "statistics-accumulated-across-requests", record.classification
+
+
+def test_a_stateless_count_per_reference_is_named_by_no_state(tmp_path) -> None:
+    """A1 then A3 by an implementation that adds every count once per reference: A3's counts doubled are A1's plus its
+    own, as counts never reset give, but the order probes are answered alike: no state is named."""
+    record = second_record(lambda: SmallBleu(per_reference=True), A1, A3, tmp_path)
+    assert (record.actual.statistics.hyp_len, record.actual.statistics.ref_len) == (4, 4)
+    assert tuple(record.actual.statistics.matches) == (4, 2)
+    # (the coincidence is there: the answer is the state's by A1's counts, whatever the probes say)
+    first, own = oracle_expected(A1, "papineni"), oracle_expected(A3, "papineni")
+    fits = accumulated_statistics(A3, Reply("score", ScoreReply(seq=1, score=1.0, statistics=record.actual.statistics)),
+                                  ((2, first.statistics),), "papineni", expected=own, contract=DEFAULT_CONTRACT)
+    assert fits is not None
+    assert named_states(record) == []
 
 
 def test_a_stateless_empty_hypothesis_left_unread_is_named_by_no_state(tmp_path) -> None:

@@ -21,6 +21,7 @@ from .model import EVERY_LAYER, FREE, PROBE, RECOMPUTE, SCORE, STATE, Mechanism,
 EARLIER_ANSWER = "earlier-answer-returned"
 EXP_CARRIED = "exp-halvings-carried-over"
 REFERENCES_KEPT = "references-kept-from-first-request"
+ACCUMULATED = "statistics-accumulated-across-requests"
 #: A state's c and r.
 LENGTHS = frozenset({"hyp_len", "ref_len"})
 
@@ -67,6 +68,10 @@ _PROCESS_STATES = (
                       "its segment i's, as far as both go), not its own, confirmed by probes with other references "
                       "answered alike: references read once and kept for every later request",
      EVERY_LAYER, PROBE, "kept_references"),
+    (ACCUMULATED, "the corpus statistics (c, r, the matches and the totals of every order) of every request the "
+                  "process answered since it started added to this request's own, and the score the oracle's of that "
+                  "sum: a metric object whose counts are updated on each request and never reset between requests",
+     EVERY_LAYER, FREE, "accumulated_statistics"),
 )
 
 MECHANISMS = [
@@ -84,5 +89,5 @@ MECHANISMS = [
 ROUTES = [(name, Route("statistics", STATE_STATISTICS[name], state_words(name)))
           for name in STATE_STATISTICS if name not in LENGTH_DEPARTURES]
 
-__all__ = ["EARLIER_ANSWER", "EXP_CARRIED", "HISTORY", "LENGTH_DEPARTURES", "MECHANISMS", "REFERENCES_KEPT", "ROUTES",
-           "STATE_STATISTICS", "state_words"]
+__all__ = ["ACCUMULATED", "EARLIER_ANSWER", "EXP_CARRIED", "HISTORY", "LENGTH_DEPARTURES", "MECHANISMS",
+           "REFERENCES_KEPT", "ROUTES", "STATE_STATISTICS", "state_words"]
