@@ -157,7 +157,10 @@ def test_an_inputs_applicability_is_asked_once_and_kept_with_it(tmp_path, monkey
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("flags", [(), ("--jobs", "2"), ("--shard", "2/2"), ("--jobs", "2", "--shard", "1/2")])
+#: the combined --jobs and --shard run is in the heavy tier (8-14 s each; CI runs it): the README command stays under
+#: 10 minutes, and one process, --jobs and --shard alone keep the warm-equals-cold proof in it
+@pytest.mark.parametrize("flags", [(), ("--jobs", "2"), ("--shard", "2/2"),
+                                   pytest.param(("--jobs", "2", "--shard", "1/2"), marks=pytest.mark.heavy)])
 def test_warm_runs_with_failures_jobs_and_shards_write_what_cold_runs_write(tmp_path, monkeypatch, flags):
     """A planted bug over 120 examples (every focus four times, the 65,600-token runs among them): failing
     examples shrunk and classified, with --jobs 2 and shards as with one process."""

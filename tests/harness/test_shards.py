@@ -255,6 +255,8 @@ def test_a_shard_that_judges_nothing_is_no_error_but_a_run_that_judges_nothing_i
     assert _merge(tmp_path / "e1", tmp_path / "e2", "--report", tmp_path / "e", "--allow-empty", "-q") == 0
 
 
+@pytest.mark.slow
+@pytest.mark.heavy  # five runs restarting a crashing process: 19 s (CI runs it; the README command stays under 10 min)
 def test_crashes_merge_as_one_process_records_them_and_a_spent_restart_budget_is_said(tmp_path, capsys):
     """An implementation that crashes on one input in four: within the restart budget the merge is the
     unsharded run, crashes included; each shard has its own budget, so a shard that spends it is named."""
