@@ -50,6 +50,15 @@ mindnlp, mateo-demo, nlg-metricverse, SummerTime, LogicNLG, Locomotive, NJUNMT-p
 bert4keras, CLGE, DualRL, Mem2Seq, RNNLG, NNDIAL, dart, WebNLG GenerationEval, AudioBench, FlashRAG and
 minhnguyent546/nmt-en-vi (BLEU histories of additions, refactors, options, scales, tokenizer choices, or a day's
 development: no fix of a released score).
+Read after the pre-registration and its first run (14:32-14:33 UTC), none added (no second batch was pre-registered):
+Kyubyong/transformer's old evaluation (segments whose reference or hypothesis has 3 tokens or fewer left out of the
+corpus, and the last partial batch never decoded: two things at once, the first a deliberate filter, both gone with a
+rewrite that names no bug); huggingface/notebooks (generated from transformers' docs, a cited repository) and
+huggingface/course; allenai/allennlp-models (its BLEU history is allennlp's, a cited repository); lium-lst/nmtpy (its
+BLEU fixes are coco-caption's, a cited repository's code); opea-project/GenAIEval (read by the ninth set); and BLEU
+histories of additions, options, tokenizer choices or scales, no fix of a score (pcyin/pytorch_basic_nmt, peft,
+AI4Bharat's indicTrans and IndicTrans2, masakhane-mt, the DSTC9, DSTC10 and DSTC11 track repositories of alexa,
+dl4mt-nonauto, nonauto-nmt, libai, FasterTransformer, lightseq, torsh, neccam/slt).
 
     python tests/fakes/realbleu_heldout11.py clean            # the control: correct under papineni
     python tests/fakes/realbleu_heldout11.py BUG              # one held-out bug (names in HELDOUT11_BUGS)
