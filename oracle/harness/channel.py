@@ -140,7 +140,7 @@ class Channel:
         came without statistics (what the process summed is then unknown)."""
         if reply.kind != "score" or self.returned is None:
             return
-        statistics = getattr(reply, "statistics", None)
+        statistics = reply.statistics
         if statistics is None:
             self.returned = None
             return
