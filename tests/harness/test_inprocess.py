@@ -119,3 +119,23 @@ def test_the_log_is_closed_however_the_run_of_an_adapter_in_process_ends(tmp_pat
             run()
     assert _open_descriptors() == before
     assert log.read_bytes().startswith(PANIC)  # (the library did write into the log)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc/self/fd to count open files by")
+def test_the_log_is_closed_when_the_run_fails_between_the_handshake_and_its_work(tmp_path, monkeypatch) -> None:
+    """A run that fails after the handshake and before its work starts (here the session cannot be made; a header that
+    cannot be written likewise) stops the implementation: the in-process column's log is closed, as a process would be
+    stopped."""
+    from oracle.harness import session as session_module
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no session")
+
+    monkeypatch.setattr(session_module, "Session", broken)
+    settings = SessionSettings(command="panicking", report=str(tmp_path), timings=False, quiet=True)
+    before = _open_descriptors()
+    with pytest.raises(RuntimeError, match="no session"):
+        run_session(settings, [], recorded=RunSettings(verb="report"), tracker=BaselineTracker(None), total=0,
+                    work=lambda session: None, report_dir=tmp_path,
+                    transport=InProcessImplementation(Panicking(), stderr_log=tmp_path / "column.stderr"))
+    assert _open_descriptors() == before
