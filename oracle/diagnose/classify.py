@@ -1609,21 +1609,22 @@ def explained_value(request, profile, change, *, overrides=None):
 _NOT_READ = object()
 
 
-def value_read_as_the_oracle(request, profile, change, *, overrides=None):
-    """The oracle's own score of `request` where the explanation `change` is one structural mechanism (`STRUCTURES`)
-    whose reshaping applies to `request` and reads it as the oracle does: the same segments, or other segments with
-    the oracle's counts and score (a kept line end on a last token that had no match). `explained_value` gives None
-    there as where the mechanism does not apply, since the search never tries a mechanism equal to the oracle; a
-    related input sent to tell explanations apart (`oracle.harness.separate`) is one on which that mechanism predicts
-    the oracle's answer, which the implementation's answer can contradict. None otherwise."""
-    names = [value for key, value in change if key == "computation"]
-    if len(change) != 1 or len(names) != 1 or names[0] not in STRUCTURES:
+def value_read_as_the_oracle(request, profile, parts, *, overrides=None):
+    """The oracle's own score of `request` where the explanation whose mechanisms are `parts` (`Explanation.parts`) is
+    one structural mechanism (`STRUCTURES`) whose reshaping applies to `request` and reads it as the oracle does: the
+    same segments, or other segments with the oracle's counts and score (a kept line end on a last token that had no
+    match). `explained_value` gives None there as where the mechanism does not apply, since the search never tries a
+    mechanism equal to the oracle; a related input sent to tell explanations apart (`oracle.harness.separate`) is one
+    on which that mechanism predicts the oracle's answer, which the implementation's answer can contradict. None
+    otherwise. (An explanation of one structure, alone, changes nothing else: its change is that computation alone.)"""
+    if len(parts) != 1 or parts[0] not in STRUCTURES:
         return None
     ctx = context_for(request, profile, overrides, text=request if request.is_text else None)
-    structure = STRUCTURES[names[0]]
+    structure = STRUCTURES[parts[0]]
     if structured_length_bounds(ctx, structure) is None or structured_result(ctx, structure) is not None:
         return None  # it does not apply, or it reads the request otherwise (`explained_value`'s)
     return score_of(result_under(ctx))
+
 
 def _read_by(ctx, name):
     """(context, result) that the computations after `name` read in an explanation: a tokenizer departure's tokens, or

@@ -338,7 +338,7 @@ def _segment_lengths(request: ScoreRequest) -> list[tuple[int, list[int]]] | Non
     splits it); None where the request cannot be tokenized."""
     try:
         tokenized = request.tokenized()
-    except (BleuOracleError, ValueError):
+    except BleuOracleError:  # (a tokenizer's refusal; nothing else is caught: `ORACLE_REFUSALS`, expect.py)
         return None
     return [(len(s.hypothesis), [len(r) for r in s.references]) for s in tokenized.segments]
 
@@ -490,7 +490,7 @@ def sentence_counts_differ(request: ScoreRequest) -> bool:
     cannot pass on (nltk's corpus_bleu asserts one reference list per hypothesis)."""
     try:
         tokenized = request.tokenized()
-    except (BleuOracleError, ValueError):
+    except BleuOracleError:  # (a tokenizer's refusal; nothing else is caught: `ORACLE_REFUSALS`, expect.py)
         return False
     return any(_sentence_count(r) != _sentence_count(s.hypothesis) for s in tokenized.segments for r in s.references)
 
@@ -723,7 +723,8 @@ def zero_precision(request: ScoreRequest) -> bool:
         statistics = bleu.corpus_statistics(
             [s.hypothesis for s in tokenized.segments], [s.references for s in tokenized.segments],
             max_order=len(request.weights), options=Options().with_changes(lowercase=request.lowercase))
-    except (BleuOracleError, ValueError):
+    except BleuOracleError:  # (a corpus or segment the formulas refuse to count; counting does no arithmetic that
+        # could fail, so `ORACLE_REFUSALS`' ArithmeticError is not caught either: expect.py)
         return False
     return not all(statistics.matches[:len(request.weights)])
 

@@ -62,10 +62,11 @@ class Channel:
         self.exp_halvings: int | None = 0
         self.halvings_before: int | None = 0
         #: the statistics the process returned last since it started, by number of orders (None: unknown, a score came
-        #: without statistics), and that before the last reply: what a process whose counts are never reset has summed
-        #: (`oracle.diagnose.stale.accumulated_statistics`)
+        #: without statistics), and that before the last reply (`returned_before`): what a process whose counts are
+        #: never reset has summed (`oracle.diagnose.stale.accumulated_statistics`). A reply replaces the dict, never
+        #: changes it, so the one before is kept as it is and read only where a failure's diagnosis asks for it.
         self.returned: dict[int, Any] | None = {}
-        self.returned_before: tuple[tuple[int, Any], ...] | None = ()
+        self._returned_then: dict[int, Any] | None = self.returned
         #: requests the current process instance was sent (a restart starts it anew), and after a death how many it
         #: had answered before the request that killed it (`crashcauses.hinted`)
         self.process_requests = 0
@@ -117,7 +118,7 @@ class Channel:
             self.history_tokens, self.history_restarts, self.exp_halvings, self.first = 0, restarts, 0, None
             self.in_order, self.returned = {}, {}
         self.halvings_before = self.exp_halvings
-        self.returned_before = None if self.returned is None else tuple(sorted(self.returned.items()))
+        self._returned_then = self.returned
         exchange = Exchange(request, reply)
         if self.process_requests == 1 and reply.kind not in ("crash", "timeout"):
             self.first = exchange
@@ -139,11 +140,17 @@ class Channel:
         came without statistics (what the process summed is then unknown)."""
         if reply.kind != "score" or self.returned is None:
             return
-        statistics = getattr(reply, "statistics", None)
+        statistics = reply.statistics
         if statistics is None:
             self.returned = None
             return
-        self.returned[len(statistics.matches)] = statistics
+        self.returned = {**self.returned, len(statistics.matches): statistics}  # (a new dict: `_returned_then` stays)
+
+    @property
+    def returned_before(self) -> tuple[tuple[int, Any], ...] | None:
+        """The statistics the process had returned before the reply `collect` read last, by number of orders, sorted
+        (None: unknown)."""
+        return None if self._returned_then is None else tuple(sorted(self._returned_then.items()))
 
     def cover(self, request: ScoreRequest, expected: Expected, prepared: Prepared | None = None) -> None:
         """Count what `request` exercised in this channel's coverage (its features: `prepared`'s, computed once and

@@ -59,6 +59,8 @@ class InProcessImplementation:
         #: writes there, past `sys.stderr`, a message with a thread id in it: kept off the records, as a driver's
         #: stderr is, and off a report's progress lines (the regeneration of 2026-11-30 printed 36 KB of them)
         self.stderr_log = None if stderr_log is None else os.fspath(stderr_log)
+        #: `stderr_log` opened (appending), from `start` (or the first answer) to `stop`: once, not once an answer
+        self._log: int | None = None
 
     def _answer(self, command: dict[str, Any]) -> bytes:
         """The server's reply line (bytes) to one command; the library's prints, warnings and the server's
@@ -72,18 +74,17 @@ class InProcessImplementation:
     @contextlib.contextmanager
     def _stderr_to_log(self) -> Iterator[None]:
         """File descriptor 2 pointed at `stderr_log` for the time of one answer, then given back (this process's
-        own writes on stderr are flushed before and after, so none lands on the other side)."""
+        own writes on stderr are flushed before and after, so none lands on the other side). The log is opened on
+        the first answer and stays open until `stop`."""
         if self.stderr_log is None:
             yield
             return
+        if self._log is None:
+            self._log = os.open(self.stderr_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         sys.stderr.flush()
         saved = os.dup(2)
         try:
-            log = os.open(self.stderr_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.dup2(log, 2)
-            finally:
-                os.close(log)
+            os.dup2(self._log, 2)
             yield
         finally:
             sys.stderr.flush()
@@ -91,8 +92,14 @@ class InProcessImplementation:
             os.close(saved)
 
     def start(self) -> Handshake:
-        line = self._answer({"cmd": "start", "protocol": PROTOCOL_VERSION})
-        handshake = validate_handshake(parse_line(line))
+        """The handshake (`stderr_log` opened for the answers to come); a start that fails (no handshake, or a stop
+        signal while the library describes itself) closes the log again, as `stop` would: the run ends without one."""
+        try:
+            line = self._answer({"cmd": "start", "protocol": PROTOCOL_VERSION})
+            handshake = validate_handshake(parse_line(line))
+        except BaseException:
+            self.stop()
+            raise
         self.handshake = handshake
         return handshake
 
@@ -116,7 +123,10 @@ class InProcessImplementation:
         return bounded(text) or ""
 
     def stop(self) -> None:
-        """Nothing to stop: the adapter lives in this process."""
+        """Close `stderr_log` (the adapter itself lives on in this process: nothing else to stop)."""
+        log, self._log = self._log, None
+        if log is not None:
+            os.close(log)
 
     def alive(self) -> bool:
         return True

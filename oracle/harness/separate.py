@@ -109,15 +109,15 @@ def _changes(request: ScoreRequest, answer: Any, profile: str, candidates: tuple
 def _predictions(variant: ScoreRequest, profile: str, changes: dict[Candidate, Any],
                  overrides: Any) -> dict[Candidate, float]:
     out = {}
-    for name, change in changes.items():
+    for parts, change in changes.items():
         try:
             value = explained_value(variant, profile, change, overrides=overrides)
             if value is None:  # a structural mechanism reading the variant as the oracle does predicts its answer
-                value = value_read_as_the_oracle(variant, profile, change, overrides=overrides)
+                value = value_read_as_the_oracle(variant, profile, parts, overrides=overrides)
         except ORACLE_REFUSALS:
             continue
         if value is not None:
-            out[name] = value
+            out[parts] = value
     return out
 
 

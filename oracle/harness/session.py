@@ -686,23 +686,27 @@ def run_session(
             _undrivable(writer, header, settings, verb, exc, clock, tracker)
             return EXIT_UNDRIVABLE, None
         profile = settings.profile or handshake.profile
-        writer.write(
-            Header(
-                **header,
-                implementation=handshake.implementation,
-                profile=handshake.profile,
-                judged_profile=profile,
-                capabilities=handshake.capabilities,
-                handshake_stderr=process.take_stderr(),
+        try:  # (from here `_worked` stops the process; until then, whatever ends the run stops it here)
+            writer.write(
+                Header(
+                    **header,
+                    implementation=handshake.implementation,
+                    profile=handshake.profile,
+                    judged_profile=profile,
+                    capabilities=handshake.capabilities,
+                    handshake_stderr=process.take_stderr(),
+                )
             )
-        )
-        refusal = _refusal(profile, handshake.implementation.name, tracker)
-        if refusal is not None:
+            refusal = _refusal(profile, handshake.implementation.name, tracker)
+            if refusal is not None:
+                process.stop()
+                writer.write(_stopped(clock, tracker, EXIT_USAGE, error=refusal))
+                raise BleuValueError(refusal)
+            progress = Progress(total, enabled=not settings.quiet, label=verb)
+            session = Session(settings, argv, profile, process, writer, tracker, progress, work_dir=report_dir)
+        except BaseException:
             process.stop()
-            writer.write(_stopped(clock, tracker, EXIT_USAGE, error=refusal))
-            raise BleuValueError(refusal)
-        progress = Progress(total, enabled=not settings.quiet, label=verb)
-        session = Session(settings, argv, profile, process, writer, tracker, progress, work_dir=report_dir)
+            raise
         error, interrupted = _worked(session, process, work, require_judged)
         code, footer = _footer(session, process, tracker, clock, error, interrupted)
         writer.write(footer)

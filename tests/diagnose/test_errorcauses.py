@@ -835,3 +835,26 @@ def test_the_faces_are_held_and_described_as_stated():
     assert describe(longer) == ("the implementation answers error where the order (the number of weights) is above 1 "
                                 "and a hypothesis or reference has more than 1 token(s) (with the order above 1, an "
                                 "n-gram of order 2 is formed)")
+
+
+def test_a_feature_read_off_an_input_the_oracle_refuses_does_not_hold_and_a_bug_of_ours_propagates(monkeypatch):
+    """The features that tokenize or count the input read the oracle's refusal as "does not hold" (a corpus without
+    segments, a segment without references: `bleu.corpus_statistics` refuses both); a ValueError that is no refusal of
+    the oracle's is a bug of the diagnosis and propagates (`check` exits 4), as around every other call into the oracle
+    (`expect.ORACLE_REFUSALS`)."""
+    from oracle.diagnose import errorcauses
+
+    assert errorcauses.zero_precision(request(segments=[{"hypothesis": ["a"], "references": [["b"]]}]))
+    assert not errorcauses.zero_precision(request(segments=[]))
+    assert not errorcauses.zero_precision(request(segments=[{"hypothesis": ["a"], "references": []}]))
+
+    def broken(*args, **kwargs):
+        raise ValueError("a bug of ours")
+
+    monkeypatch.setattr(errorcauses.bleu, "corpus_statistics", broken)
+    with pytest.raises(ValueError, match="a bug of ours"):
+        errorcauses.zero_precision(request())
+    monkeypatch.setattr(ScoreRequest, "tokenized", lambda self, *args: broken())
+    for feature in (errorcauses.sentence_counts_differ, errorcauses.reference_length_zero):
+        with pytest.raises(ValueError, match="a bug of ours"):
+            feature(request(tokenize="13a", segments=[{"hypothesis": "a.", "references": ["b"]}]))
