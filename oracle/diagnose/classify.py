@@ -104,7 +104,15 @@ from .mechanisms.counting import (
 from .mechanisms.smoothing import STEM as SMOOTHING_STEM
 from .mechanisms.smoothing import readings
 from .mechanisms.state import STATE_STATISTICS
-from .mechanisms.structure import COUNTS_FIRST, ONE_SIDE_FOLDS, PADDED_CORPUS, STATISTICS_ONLY, STRUCTURES
+from .mechanisms.structure import (
+    COUNTS_FIRST,
+    ONE_SIDE_FOLDS,
+    PADDED_CORPUS,
+    SIDE_OPERATORS,
+    SIDE_PAIRS,
+    STATISTICS_ONLY,
+    STRUCTURES,
+)
 from .mechanisms.text import DEPARTURES, departure_named
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
@@ -1063,6 +1071,7 @@ def _from_returned_counts(search, conventions):
         found += _length_readings(search, value)
         found = found or _counting_under_conventions(search, strong, value) + _length_and_clipping(search, value)
         found = found or _identity_ignored(search, value)  # (last: `mechanisms.counting.IDENTITY_IGNORED`)
+        found = found or _by_side_pairs(search)  # (each side its own operator, after every single explanation)
     except _BudgetSpent:
         if not found:
             raise
@@ -1220,6 +1229,7 @@ def _score_agrees(search, conventions, expected):
     found += _length_readings(search, expected)  # (after every earlier reading, as in `_from_returned_counts`)
     found = found or _counting_under_conventions(search, strong, expected) + _length_and_clipping(search, expected)
     found = found or _identity_ignored(search, expected)  # (last, as in `_from_returned_counts`)
+    found = found or _by_side_pairs(search)  # (each side its own operator, as in `_from_returned_counts`)
     if found:
         return _chosen(_with_what_is_known(search, found, _counts_differ_known(differs, expected)), expected)
     return _counts_differ_alone(search, differs, expected)
@@ -1406,6 +1416,62 @@ def _by_structure(search):
                 search.statistics, result, search.n) is None:
             found.append(Explanation((name,), _words(name), (("computation", name),), score_of(result)))
     return found
+
+
+def _by_side_pairs(search):
+    """Each side its own operator (side-kinds; `mechanisms.structure.SIDE_PAIRS`): a pair of one-side operators, one on
+    the hypotheses and another on the references, under which the oracle's statistics are every one the returned ones
+    (c, r, matches and totals of every order, as integers) and its score the answer. Asked only where no single
+    explanation gives the returned counts (the callers try it last), and a pair only where each side's operator alone
+    is a candidate for its side (`_side_may_be`: the hypothesis side's operator gives the returned c, the reference
+    side's admits the returned r), so that on a request each side's candidates are few and the pairs tried their
+    product; each pair tried is charged as a structure is (`search.reshaping`, `search.charge`)."""
+    if not search.statistics:
+        return []
+    reported = _reported(search.statistics)
+    candidates = {name for name in _ONE_SIDE_OPERATORS if _side_may_be(search, name, reported)}
+    found = []
+    for parts, structure in SIDE_PAIRS.items():
+        if not candidates.issuperset(parts) or not search.permitted(*parts):
+            continue
+        search.reshaping(search.ctx, structure)
+        if structured_ruled_out(search.ctx, structure, reported, search.n):
+            search.charge()  # (as computing it would be, `_by_structure`)
+            continue
+        result = structured_result(search.ctx, structure)
+        if result is None:
+            continue
+        search.charge()
+        if within_contract(search.actual, score_of(result)) and _statistics_differ(
+                search.statistics, result, search.n) is None:
+            found.append(Explanation(parts, f"{_EACH_SIDE}: {'; and '.join(_words(name) for name in parts)}",
+                                     tuple(("computation", name) for name in parts), score_of(result)))
+    return found
+
+
+#: What a record a side pair names says before its parts' words.
+_EACH_SIDE = ("each side its own operator (two one-side operators, one on the hypotheses and another on the "
+              "references, each side's as if the other side had none: a token one side adds is not the other's)")
+
+
+#: Each one-side operator's side: its name -> True for the hypotheses' (the first of a `SIDE_PAIRS` key's parts may be
+#: either, the side is the operator's).
+_ON_HYPOTHESES = frozenset(hypothesis_side for _, hypothesis_side, *_ in SIDE_OPERATORS)
+_ONE_SIDE_OPERATORS = (*_ON_HYPOTHESES, *(reference_side for _, _, reference_side, *_ in SIDE_OPERATORS))
+
+
+def _side_may_be(search, name, reported):
+    """Whether the one-side operator `name` alone is a candidate for its side of the returned statistics, from the
+    reshaped tokens' lengths alone (`structured_length_bounds`: one pass over the request's tokens, kept on the
+    request, not charged, as `_lengths_may_be`): its hypotheses' tokens are the returned c (a hypothesis-side
+    operator), or the returned r lies between the sums of its segments' shortest and longest references (a
+    reference-side one). An operator that changes nothing on the request passes where that side's length is right;
+    the pair is then nothing (`structure.each_side` gives None) and is not charged."""
+    lengths = structured_length_bounds(search.ctx, STRUCTURES[name])
+    if lengths is None:
+        return False
+    c, shortest, longest = lengths
+    return c == reported.hyp_len if name in _ON_HYPOTHESES else shortest <= reported.ref_len <= longest
 
 
 def _lengths_may_be(search, structure):

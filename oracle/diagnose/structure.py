@@ -681,6 +681,34 @@ def line_ends_kept() -> list[tuple[str, Reshape]]:
     return out
 
 
+# -- each side its own operator: a pair of one-side operators, one on the hypotheses and another on the references -----
+#
+# Issue 36: "every text transformation applied to the hypothesis only, the references only, or both". The catalogue
+# holds each one-side operator alone and the same operator on both sides; a caller who prepares the two sides in two
+# places applies one operator to the hypotheses and another to the references (a decoder's output kept with its end
+# token, the target input with its start token). The pairs are declared from the one-side operators
+# (`mechanisms.structure.SIDE_OPERATORS`), never listed by instance.
+
+
+def each_side(first: Reshape, second: Reshape) -> Reshape:
+    """Two one-side operators composed, each on its own side: `first` on the request (and the text it came from),
+    then `second` on the token segments `first` gives, with no text (an explanation's later part reads the request
+    its earlier part reshaped, as `classify.explained_value` reads one). A token either adds is one no segment of
+    what it is applied to holds, so `second`'s token is never `first`'s: two special tokens, or two pads, one a side,
+    are two tokens. None where either changes nothing (the other alone is then the explanation, tried on its own)."""
+    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        pairs = first(segments, text, options)
+        if pairs is None or pairs == _pairs(segments):
+            return None
+        shaped = [Segment.model_construct(hypothesis=hypothesis, references=references)
+                  for hypothesis, references in pairs]
+        out = second(shaped, None, options)
+        return None if out is None or out == pairs else out
+
+    reshape.__doc__ = (f"{' '.join((first.__doc__ or '').split())}; and {' '.join((second.__doc__ or '').split())}")
+    return reshape
+
+
 def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, reshape: Reshape) -> ScoreRequest | None:
     """`request` (a token request: a text request's tokens) as a mechanism's `reshape` reshapes it, a token request of
     the segments it scores (`text`: the text request it was tokenized from, if it was; `options`: the judged ones);
@@ -699,7 +727,8 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, res
 __all__ = ["LINE_END_ON_TEXT_REQUESTS", "LINE_END_SIDES", "MAX_POOLED_SEGMENTS", "Pair", "Reshape", "Structure",
            "TOKEN_OPERATORS", "TOKEN_SIDES",
            "all_characters",
-           "corpus_cut_to_first_segment", "corpus_cut_to_last_segment", "each_reference", "first_reference_dropped",
+           "corpus_cut_to_first_segment", "corpus_cut_to_last_segment", "each_reference", "each_side",
+           "first_reference_dropped",
            "first_segment_dropped", "hypotheses_in_reverse_order", "last_reference_dropped",
            "line_end_kept", "line_ends_kept", "lines_cut_at_splitlines_line_ends", "lines_cut_at_universal_newlines",
            "references_joined_into_one", "segments_joined_into_one", "token_operators",
