@@ -114,6 +114,7 @@ from .mechanisms.structure import (
     STRUCTURES,
 )
 from .mechanisms.text import DEPARTURES, departure_named
+from .structure import side_lengths
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
 # tolerance after none matched exactly, and named "<explanation> + float32".
@@ -1429,7 +1430,15 @@ def _by_side_pairs(search):
     if not search.statistics:
         return []
     reported = _reported(search.statistics)
-    candidates = {name for name in _ONE_SIDE_OPERATORS if _side_may_be(search, name, reported)}
+    segments = search.ctx.request.tokenized_as(search.ctx.options).segments
+    candidates = set()
+    # (the references' side only where the hypotheses' has a candidate; each side's lengths read once)
+    for hypotheses, side in ((True, _SIDES[0]), (False, _SIDES[1])):
+        lengths = [(len(s.hypothesis),) if hypotheses else [len(r) for r in s.references] for s in segments]
+        found_here = {name for name, rule in side if _side_may_be(search, name, rule, reported, lengths, hypotheses)}
+        if not found_here:
+            return []
+        candidates |= found_here
     found = []
     for parts, structure in SIDE_PAIRS.items():
         if not candidates.issuperset(parts) or not search.permitted(*parts):
@@ -1454,24 +1463,28 @@ _EACH_SIDE = ("each side its own operator (two one-side operators, one on the hy
               "references, each side's as if the other side had none: a token one side adds is not the other's)")
 
 
-#: Each one-side operator's side: its name -> True for the hypotheses' (the first of a `SIDE_PAIRS` key's parts may be
-#: either, the side is the operator's).
-_ON_HYPOTHESES = frozenset(hypothesis_side for _, hypothesis_side, *_ in SIDE_OPERATORS)
-_ONE_SIDE_OPERATORS = (*_ON_HYPOTHESES, *(reference_side for _, _, reference_side, *_ in SIDE_OPERATORS))
+#: The one-side operators of each side, the hypotheses' first, in `SIDE_OPERATORS`' order, each with its length rule.
+_SIDES = (tuple((hypothesis_side, rule) for _, hypothesis_side, _, _, _, rule in SIDE_OPERATORS),
+          tuple((reference_side, rule) for _, _, reference_side, _, _, rule in SIDE_OPERATORS))
 
 
-def _side_may_be(search, name, reported):
-    """Whether the one-side operator `name` alone is a candidate for its side of the returned statistics, from the
-    reshaped tokens' lengths alone (`structured_length_bounds`: one pass over the request's tokens, kept on the
-    request, not charged, as `_lengths_may_be`): its hypotheses' tokens are the returned c (a hypothesis-side
-    operator), or the returned r lies between the sums of its segments' shortest and longest references (a
-    reference-side one). An operator that changes nothing on the request passes where that side's length is right;
-    the pair is then nothing (`structure.each_side` gives None) and is not charged."""
-    lengths = structured_length_bounds(search.ctx, STRUCTURES[name])
-    if lengths is None:
-        return False
-    c, shortest, longest = lengths
-    return c == reported.hyp_len if name in _ON_HYPOTHESES else shortest <= reported.ref_len <= longest
+def _side_may_be(search, name, rule, reported, lengths, hypotheses):
+    """Whether the one-side operator `name` alone is a candidate for its side of the returned statistics, from
+    lengths alone: its hypotheses' tokens are the returned c (a hypothesis-side operator), or the returned r lies
+    between the sums of its segments' shortest and longest references (a reference-side one). From its length rule
+    (`structure.side_lengths` on `lengths`, the side's) where it has one, else from the reshaped tokens
+    (`structured_length_bounds`: one pass over the request's tokens, kept on the request, as `_lengths_may_be`); not
+    charged. An operator that changes nothing on the request passes where that side's length is right; the pair is
+    then nothing (`structure.each_side` gives None) and is not charged."""
+    if rule is not None:
+        low, high = side_lengths(lengths, rule)
+    else:
+        lengths = structured_length_bounds(search.ctx, STRUCTURES[name])
+        if lengths is None:
+            return False
+        low, high = (lengths[0], lengths[0]) if hypotheses else lengths[1:]
+    target = reported.hyp_len if hypotheses else reported.ref_len
+    return low <= target <= high
 
 
 def _lengths_may_be(search, structure):

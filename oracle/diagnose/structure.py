@@ -690,6 +690,39 @@ def line_ends_kept() -> list[tuple[str, Reshape]]:
 # (`mechanisms.structure.SIDE_OPERATORS`), never listed by instance.
 
 
+#: How a one-side operator changes a sequence's length: (its length, the longest sequence of its side) -> its length
+#: after the operator (a special token one more, a pad to the side's longest, a token operator as `TOKEN_LENGTHS`), so
+#: that whether an operator alone gives a side's returned length is known from the lengths alone, no sequence rebuilt.
+LengthRule = Callable[[int, int], int]
+
+#: Each token operator of `TOKEN_OPERATORS` as a length rule (tests/diagnose/test_each_side.py holds each against the
+#: operator itself).
+TOKEN_LENGTHS: dict[str, LengthRule] = {
+    "first-token-only": lambda n, longest: min(n, 1),
+    "last-token-only": lambda n, longest: min(n, 1),
+    "last-token-dropped": lambda n, longest: max(n - 1, 0),
+    "first-token-dropped": lambda n, longest: max(n - 1, 0),
+    "tokens-reversed": lambda n, longest: n,
+    "tokens-joined-into-one": lambda n, longest: min(n, 1),
+}
+SPECIAL_TOKEN_LENGTH: LengthRule = lambda n, longest: n + 1  # noqa: E731 - a rule among rules
+PADDING_LENGTH: LengthRule = lambda n, longest: longest  # noqa: E731 - a rule among rules
+
+
+def side_lengths(lengths: Sequence[Sequence[int]], rule: LengthRule) -> tuple[int, int]:
+    """What a one-side operator whose lengths follow `rule` makes of its side's lengths (`lengths`: each segment's
+    sequences' lengths on that side, its hypothesis alone or its references): the sum of each segment's shortest and
+    the sum of its longest, the rule applied to each (on the hypotheses both are c), as
+    `computations.structured_length_bounds` reads them from the reshaped request; no token read."""
+    longest = max((n for segment in lengths for n in segment), default=0)
+    shortest_sum = longest_sum = 0
+    for segment in lengths:
+        after = [rule(n, longest) for n in segment]
+        shortest_sum += min(after, default=0)
+        longest_sum += max(after, default=0)
+    return shortest_sum, longest_sum
+
+
 def each_side(first: Reshape, second: Reshape) -> Reshape:
     """Two one-side operators composed, each on its own side: `first` on the request (and the text it came from),
     then `second` on the token segments `first` gives, with no text (an explanation's later part reads the request
@@ -724,8 +757,10 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, res
     return request.model_copy(update={"segments": segments, "level": level, "tokenize": None, "stateful": None})
 
 
-__all__ = ["LINE_END_ON_TEXT_REQUESTS", "LINE_END_SIDES", "MAX_POOLED_SEGMENTS", "Pair", "Reshape", "Structure",
-           "TOKEN_OPERATORS", "TOKEN_SIDES",
+__all__ = ["LINE_END_ON_TEXT_REQUESTS", "LINE_END_SIDES", "MAX_POOLED_SEGMENTS", "PADDING_LENGTH",
+           "Pair", "Reshape",
+           "SPECIAL_TOKEN_LENGTH", "Structure", "TOKEN_LENGTHS", "TOKEN_OPERATORS", "TOKEN_SIDES", "LengthRule",
+           "side_lengths",
            "all_characters",
            "corpus_cut_to_first_segment", "corpus_cut_to_last_segment", "each_reference", "each_side",
            "first_reference_dropped",

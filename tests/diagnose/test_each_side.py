@@ -99,3 +99,29 @@ def test_the_pairs_are_built_from_the_one_side_operators():
     assert PAIR in declared.SIDE_PAIRS
     assert (declared.PADDING_IN_HYPOTHESES, declared.PADDING_IN_REFERENCES) in declared.SIDE_PAIRS
     assert ("first-token-only-in-hypotheses", "first-token-only-in-references") not in declared.SIDE_PAIRS
+
+
+def test_each_length_rule_is_its_operators_lengths():
+    """A side's candidates are read from the operators' length rules (`structure.side_lengths`), not from the reshaped
+    request: on requests of empty, one-token and longer sequences, several references a segment, each rule gives the
+    lengths the operator's own reshaping gives (`structured_length_bounds`, what the counts-first filter reads)."""
+    from oracle.diagnose.computations import structured_length_bounds
+    from oracle.diagnose.structure import side_lengths
+
+    requests = [request(("a b c", ["a b", "x"]), ("", ["d e f g", ""]), ("d", ["d e"])),
+                request(("a", ["a b c d"]), ("b c", ["b"]), level="corpus"),
+                request(("a b c d e", ["a", "b c", "d e f"]))]
+    checked = 0
+    for scored in requests:
+        ctx = context_for(scored, "papineni", None)
+        for _, on_hypotheses, on_references, _, _, rule in declared.SIDE_OPERATORS:
+            if rule is None:
+                continue
+            for name, hypotheses in ((on_hypotheses, True), (on_references, False)):
+                c, shortest, longest = structured_length_bounds(ctx, declared.STRUCTURES[name])
+                expected = (c, c) if hypotheses else (shortest, longest)
+                lengths = [(len(s.hypothesis),) if hypotheses else [len(r) for r in s.references]
+                           for s in scored.segments]
+                assert side_lengths(lengths, rule) == expected, name
+                checked += 1
+    assert checked == 3 * 2 * 8  # eight operators with a rule: the special token, the pad, six token operators

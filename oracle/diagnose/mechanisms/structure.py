@@ -22,7 +22,11 @@ from oracle.diagnose.counting import MATCHES
 from oracle.diagnose.oneside import one_side_folded_counts
 from oracle.diagnose.structure import (
     LINE_END_SIDES,
+    PADDING_LENGTH,
+    SPECIAL_TOKEN_LENGTH,
+    TOKEN_LENGTHS,
     TOKEN_OPERATORS,
+    LengthRule,
     Structure,
     all_characters,
     corpus_cut_to_first_segment,
@@ -199,18 +203,22 @@ STRUCTURES: dict[str, Structure] = {structure.name: structure for structure in (
 #: The one-side text and token operators the catalogue holds, each as its two one-side mechanisms (issue 36, "every text
 #: transformation applied to the hypothesis only, the references only, or both"; side-kinds): (the operator, its name
 #: on the hypotheses alone, its name on the references alone, whether it reads the request's text, whether it adds a
-#: token that on each side may be another). Every name is a structure of `STRUCTURES`; "the tokenizer left out" on
-#: the hypotheses is `tokenizer-on-references-only` (the hypotheses are the side split on whitespace as they stand).
-#: The case folds of one side (`ONE_SIDE_FOLDS`) are counting alternatives on the matches, not reshapings: not here.
-SIDE_OPERATORS: tuple[tuple[str, str, str, bool, bool], ...] = (
-    ("special token", TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES, False, True),
-    ("padding", PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, False, True),
-    ("characters", HYPOTHESIS_CHARACTERS, REFERENCE_CHARACTERS, True, False),
-    ("tokenizer left out", TOKENIZER_ON_REFERENCES, TOKENIZER_ON_HYPOTHESES, True, False),
-    *((stem, f"{stem}-in-hypotheses", f"{stem}-in-references", False, False) for stem, *_ in TOKEN_OPERATORS),
-    ("line end kept", LINE_END_SIDES["hypotheses"][0], LINE_END_SIDES["references"][0], False, False),
+#: token that on each side may be another, how it changes a sequence's length: `structure.LengthRule`, or None where
+#: only the reshaping tells, as for a reading of the text). Every name is a structure of `STRUCTURES`; "the tokenizer
+#: left out" on the hypotheses is `tokenizer-on-references-only` (the hypotheses are the side split on whitespace as
+#: they stand). The case folds of one side (`ONE_SIDE_FOLDS`) are counting alternatives on the matches, not
+#: reshapings: not here.
+SIDE_OPERATORS: tuple[tuple[str, str, str, bool, bool, LengthRule | None], ...] = (
+    ("special token", TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES, False, True, SPECIAL_TOKEN_LENGTH),
+    ("padding", PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, False, True, PADDING_LENGTH),
+    ("characters", HYPOTHESIS_CHARACTERS, REFERENCE_CHARACTERS, True, False, None),
+    ("tokenizer left out", TOKENIZER_ON_REFERENCES, TOKENIZER_ON_HYPOTHESES, True, False, None),
+    *((stem, f"{stem}-in-hypotheses", f"{stem}-in-references", False, False, TOKEN_LENGTHS[stem])
+      for stem, *_ in TOKEN_OPERATORS),
+    # (no rule: token requests only, which its reshaping says; a later part of a pair is given no text, so the filter
+    # must keep it from a text request)
+    ("line end kept", LINE_END_SIDES["hypotheses"][0], LINE_END_SIDES["references"][0], False, False, None),
 )
-
 
 def _side_pairs() -> dict[tuple[str, ...], Structure]:
     """Each side its own operator (side-kinds): the parts (a hypothesis-side operator's name, a reference-side
@@ -222,8 +230,8 @@ def _side_pairs() -> dict[tuple[str, ...], Structure]:
     The parts are in the order applied: the one that reads the text first, else the hypothesis side's. Their name
     is the parts joined (`models.results.cause_name`), nothing new in the catalogue."""
     pairs: dict[tuple[str, ...], Structure] = {}
-    for operator, on_hypotheses, _, hypothesis_reads_text, differs in SIDE_OPERATORS:
-        for other, _, on_references, reference_reads_text, _ in SIDE_OPERATORS:
+    for operator, on_hypotheses, _, hypothesis_reads_text, differs, _ in SIDE_OPERATORS:
+        for other, _, on_references, reference_reads_text, _, _ in SIDE_OPERATORS:
             if (operator == other and not differs) or (hypothesis_reads_text and reference_reads_text):
                 continue
             parts = ((on_references, on_hypotheses) if reference_reads_text else (on_hypotheses, on_references))
