@@ -1423,13 +1423,18 @@ def _by_side_pairs(search):
     """Each side its own operator (side-kinds; `mechanisms.structure.SIDE_PAIRS`): a pair of one-side operators, one on
     the hypotheses and another on the references, under which the oracle's statistics are every one the returned ones
     (c, r, matches and totals of every order, as integers) and its score the answer. Asked only where no single
-    explanation gives the returned counts (the callers try it last), and a pair only where each side's operator alone
-    is a candidate for its side (`_side_may_be`: the hypothesis side's operator gives the returned c, the reference
-    side's admits the returned r), so that on a request each side's candidates are few and the pairs tried their
-    product; each pair tried is charged as a structure is (`search.reshaping`, `search.charge`)."""
-    if not search.statistics:
+    explanation gives the returned counts (the callers try it last), where the returned c or r is not the oracle's (a
+    one-side operator is read from the lengths it gives: where both are the oracle's, every operator that keeps a
+    length is a candidate and none is evidence, so a pair of two such, the tokens reversed on one side and a line end
+    kept on the other, is not tried), and a pair only where each side's operator alone is a candidate for its side
+    (`_side_may_be`: the hypothesis side's operator gives the returned c, the reference side's admits the returned
+    r), so that on a request each side's candidates are few and the pairs tried their product; each pair tried is
+    charged as a structure is (`search.reshaping`, `search.charge`)."""
+    if not search.statistics or search.base is None:
         return []
-    reported = _reported(search.statistics)
+    reported, ours = _reported(search.statistics), search.base.statistics
+    if (reported.hyp_len, reported.ref_len) == (ours.hyp_len, ours.ref_len):
+        return []  # (the lengths the oracle's: every operator that keeps a length passes, evidence for none)
     segments = search.ctx.request.tokenized_as(search.ctx.options).segments
     candidates = set()
     # (the references' side only where the hypotheses' has a candidate; each side's lengths read once)

@@ -125,3 +125,17 @@ def test_each_length_rule_is_its_operators_lengths():
                 assert side_lengths(lengths, rule) == expected, name
                 checked += 1
     assert checked == 3 * 2 * 8  # eight operators with a rule: the special token, the pad, six token operators
+
+
+def test_no_pair_where_the_lengths_are_the_oracles():
+    """("a b c" | "a b c"), BLEU-2. The hypothesis's tokens reversed and the reference's line end kept on its last
+    token: "c b a" against "a b c<LF>": unigrams a, b match, c does not (c<LF>): 2 of 3; bigrams (c b), (b a) against
+    (a b), (b c<LF>): 0 of 2; c = r = 3, the oracle's own lengths. With both lengths the oracle's, every operator that
+    keeps a length is a candidate on each side and none is evidence: no pair is tried, so none names the record."""
+    scored = request(("a b c", ["a b c"]), weights=(0.5, 0.5), level="sentence")
+    parts = ("tokens-reversed-in-hypotheses", "reference-line-end-kept-on-last-token")
+    s = structured_result(context_for(scored, "papineni", None), declared.SIDE_PAIRS[parts]).statistics
+    assert (s.hyp_len, s.ref_len, tuple(s.matches[:2]), tuple(s.totals[:2])) == (3, 3, (2, 0), (3, 2))
+    explanation = classify(scored, answer(0.0, 3, 3, [2, 0], [3, 2]), "papineni")
+    assert all(parts not in declared.SIDE_PAIRS for parts in (explanation.parts, *explanation.fitting)), (
+        explanation.name, explanation.fits)
