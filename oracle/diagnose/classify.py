@@ -114,7 +114,7 @@ from .mechanisms.structure import (
     STRUCTURES,
 )
 from .mechanisms.text import DEPARTURES, departure_named
-from .structure import side_lengths
+from .structure import SideLengths, line_lengths, side_lengths
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
 # tolerance after none matched exactly, and named "<explanation> + float32".
@@ -1435,12 +1435,19 @@ def _by_side_pairs(search):
     reported, ours = _reported(search.statistics), search.base.statistics
     if (reported.hyp_len, reported.ref_len) == (ours.hyp_len, ours.ref_len):
         return []  # (the lengths the oracle's: every operator that keeps a length passes, evidence for none)
-    segments = search.ctx.request.tokenized_as(search.ctx.options).segments
+    ctx = search.ctx
+    segments = ctx.request.tokenized_as(ctx.options).segments
+    text = ctx.text if ctx.text is not None or not ctx.request.is_text else ctx.request  # (`structured_request`'s)
     candidates = set()
     # (the references' side only where the hypotheses' has a candidate; each side's lengths read once)
     for hypotheses, side in ((True, _SIDES[0]), (False, _SIDES[1])):
-        lengths = [(len(s.hypothesis),) if hypotheses else [len(r) for r in s.references] for s in segments]
-        found_here = {name for name, rule in side if _side_may_be(search, name, rule, reported, lengths, hypotheses)}
+        tokens = SideLengths.of([(len(s.hypothesis),) if hypotheses else [len(r) for r in s.references]
+                                 for s in segments])
+        lines = functools.cache(lambda hypotheses=hypotheses: SideLengths.of(
+            line_lengths(segments, text, hypotheses=hypotheses)))
+        target = reported.hyp_len if hypotheses else reported.ref_len
+        found_here = {name for name, reading in side
+                      if _side_may_be(search, name, reading, target, tokens, lines, text, hypotheses)}
         if not found_here:
             return []
         candidates |= found_here
@@ -1473,22 +1480,24 @@ _SIDES = (tuple((hypothesis_side, rule) for _, hypothesis_side, _, _, _, rule in
           tuple((reference_side, rule) for _, _, reference_side, _, _, rule in SIDE_OPERATORS))
 
 
-def _side_may_be(search, name, rule, reported, lengths, hypotheses):
-    """Whether the one-side operator `name` alone is a candidate for its side of the returned statistics, from
-    lengths alone: its hypotheses' tokens are the returned c (a hypothesis-side operator), or the returned r lies
-    between the sums of its segments' shortest and longest references (a reference-side one). From its length rule
-    (`structure.side_lengths` on `lengths`, the side's) where it has one, else from the reshaped tokens
-    (`structured_length_bounds`: one pass over the request's tokens, kept on the request, as `_lengths_may_be`); not
-    charged. An operator that changes nothing on the request passes where that side's length is right; the pair is
-    then nothing (`structure.each_side` gives None) and is not charged."""
-    if rule is not None:
-        low, high = side_lengths(lengths, rule)
+def _side_may_be(search, name, reading, target, tokens, lines, text, hypotheses):
+    """Whether the one-side operator `name` alone is a candidate for its side of the returned statistics (`target`:
+    the returned c for a hypothesis-side operator, r for a reference-side one), from lengths alone: its hypotheses'
+    tokens are c, or r lies between the sums of its segments' shortest and longest references. From its length
+    reading where it has one (`structure.LengthReading`: its rule on the side's lengths in tokens, `tokens`, or in
+    characters, `lines()`, read once a search; none on a text request for a token-requests-only operator), else from
+    the reshaped tokens (`structured_length_bounds`: one pass over the request's tokens, kept on the request, as
+    `_lengths_may_be`); not charged. An operator that changes nothing on the request passes where that side's
+    length is right; the pair is then nothing (`structure.each_side` gives None) and is not charged."""
+    if reading is not None:
+        if reading.token_requests_only and text is not None:
+            return False
+        low, high = side_lengths(lines() if reading.of_lines else tokens, reading.rule)
     else:
         lengths = structured_length_bounds(search.ctx, STRUCTURES[name])
         if lengths is None:
             return False
         low, high = (lengths[0], lengths[0]) if hypotheses else lengths[1:]
-    target = reported.hyp_len if hypotheses else reported.ref_len
     return low <= target <= high
 
 

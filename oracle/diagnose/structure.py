@@ -707,20 +707,62 @@ TOKEN_LENGTHS: dict[str, LengthRule] = {
 }
 SPECIAL_TOKEN_LENGTH: LengthRule = lambda n, longest: n + 1  # noqa: E731 - a rule among rules
 PADDING_LENGTH: LengthRule = lambda n, longest: longest  # noqa: E731 - a rule among rules
+#: (`line_end_kept`: an empty line is the one token of its line end)
+LINE_END_LENGTH: LengthRule = lambda n, longest: max(n, 1)  # noqa: E731 - a rule among rules
+#: (`_characters`: a line read as its characters is as long as the line)
+SAME_LENGTH: LengthRule = lambda n, longest: n  # noqa: E731 - a rule among rules
 
 
-def side_lengths(lengths: Sequence[Sequence[int]], rule: LengthRule) -> tuple[int, int]:
-    """What a one-side operator whose lengths follow `rule` makes of its side's lengths (`lengths`: each segment's
-    sequences' lengths on that side, its hypothesis alone or its references): the sum of each segment's shortest and
-    the sum of its longest, the rule applied to each (on the hypotheses both are c), as
-    `computations.structured_length_bounds` reads them from the reshaped request; no token read."""
-    longest = max((n for segment in lengths for n in segment), default=0)
-    shortest_sum = longest_sum = 0
-    for segment in lengths:
-        after = [rule(n, longest) for n in segment]
-        shortest_sum += min(after, default=0)
-        longest_sum += max(after, default=0)
-    return shortest_sum, longest_sum
+@dataclass(frozen=True)
+class LengthReading:
+    """How a one-side operator's lengths are read without reshaping the request: its `rule` applied to each sequence's
+    length in tokens, or in characters where it reads the lines as the caller held them (`of_lines`: a text request's
+    raw text, a token request's tokens joined by spaces); None where it does not apply to a text request
+    (`token_requests_only`, as a kept line end)."""
+
+    rule: LengthRule
+    of_lines: bool = False
+    token_requests_only: bool = False
+
+
+def line_lengths(segments: Sequence[Segment], text: Any, *, hypotheses: bool) -> list[tuple[int, ...]]:
+    """Each segment's lines' lengths in characters on one side (its hypothesis alone, or its references), the lines
+    as `_lines` gives them (what `_characters` reads)."""
+    return [(len(hypothesis),) if hypotheses else tuple(len(r) for r in references)
+            for hypothesis, references in _lines(segments, text)]
+
+
+@dataclass(frozen=True)
+class SideLengths:
+    """A side's lengths as a length rule reads them: how many segments have each shortest and each longest sequence
+    length on the side (its hypothesis alone, or its references; a segment without references counts in neither),
+    and the side's longest sequence. Read once a search, so that each rule costs the distinct lengths, not a pass."""
+
+    shortest: tuple[tuple[int, int], ...]
+    longest_each: tuple[tuple[int, int], ...]
+    longest: int
+
+    @classmethod
+    def of(cls, lengths: Sequence[Sequence[int]]) -> SideLengths:
+        """From each segment's sequences' lengths on the side."""
+        shortest: dict[int, int] = {}
+        longest_each: dict[int, int] = {}
+        for segment in lengths:
+            if segment:
+                low, high = min(segment), max(segment)
+                shortest[low] = shortest.get(low, 0) + 1
+                longest_each[high] = longest_each.get(high, 0) + 1
+        return cls(tuple(shortest.items()), tuple(longest_each.items()), max(longest_each, default=0))
+
+
+def side_lengths(lengths: SideLengths, rule: LengthRule) -> tuple[int, int]:
+    """What a one-side operator whose lengths follow `rule` makes of its side's `lengths`: the sum of each segment's
+    shortest sequence and the sum of its longest after the rule (on the hypotheses both are c), as
+    `computations.structured_length_bounds` reads them from the reshaped request; no token read. Every rule is
+    non-decreasing in a sequence's length (tests/diagnose/test_each_side.py), so a segment's shortest after it is the
+    rule of its shortest."""
+    return (sum(rule(n, lengths.longest) * k for n, k in lengths.shortest),
+            sum(rule(n, lengths.longest) * k for n, k in lengths.longest_each))
 
 
 def each_side(first: Reshape, second: Reshape) -> Reshape:
@@ -759,8 +801,9 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, res
 
 __all__ = ["LINE_END_ON_TEXT_REQUESTS", "LINE_END_SIDES", "MAX_POOLED_SEGMENTS", "PADDING_LENGTH",
            "Pair", "Reshape",
-           "SPECIAL_TOKEN_LENGTH", "Structure", "TOKEN_LENGTHS", "TOKEN_OPERATORS", "TOKEN_SIDES", "LengthRule",
-           "side_lengths",
+           "SAME_LENGTH", "SPECIAL_TOKEN_LENGTH", "SideLengths", "Structure", "TOKEN_LENGTHS", "TOKEN_OPERATORS",
+           "TOKEN_SIDES",
+           "LINE_END_LENGTH", "LengthReading", "LengthRule", "line_lengths", "side_lengths",
            "all_characters",
            "corpus_cut_to_first_segment", "corpus_cut_to_last_segment", "each_reference", "each_side",
            "first_reference_dropped",

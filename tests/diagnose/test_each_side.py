@@ -102,29 +102,43 @@ def test_the_pairs_are_built_from_the_one_side_operators():
 
 
 def test_each_length_rule_is_its_operators_lengths():
-    """A side's candidates are read from the operators' length rules (`structure.side_lengths`), not from the reshaped
-    request: on requests of empty, one-token and longer sequences, several references a segment, each rule gives the
+    """A side's candidates are read from the operators' length readings (`structure.LengthReading`: a rule on each
+    sequence's length in tokens, or in characters for the text read as characters), not from the reshaped request:
+    on requests of empty, one-token and longer sequences, several references a segment, each reading gives the
     lengths the operator's own reshaping gives (`structured_length_bounds`, what the counts-first filter reads)."""
     from oracle.diagnose.computations import structured_length_bounds
-    from oracle.diagnose.structure import side_lengths
+    from oracle.diagnose.structure import SideLengths, line_lengths, side_lengths
 
     requests = [request(("a b c", ["a b", "x"]), ("", ["d e f g", ""]), ("d", ["d e"])),
-                request(("a", ["a b c d"]), ("b c", ["b"]), level="corpus"),
+                request(("a", ["a b c d"]), ("bb c", ["b"]), level="corpus"),
                 request(("a b c d e", ["a", "b c", "d e f"]))]
     checked = 0
     for scored in requests:
         ctx = context_for(scored, "papineni", None)
-        for _, on_hypotheses, on_references, _, _, rule in declared.SIDE_OPERATORS:
-            if rule is None:
+        for _, on_hypotheses, on_references, _, _, reading in declared.SIDE_OPERATORS:
+            if reading is None:
                 continue
             for name, hypotheses in ((on_hypotheses, True), (on_references, False)):
                 c, shortest, longest = structured_length_bounds(ctx, declared.STRUCTURES[name])
                 expected = (c, c) if hypotheses else (shortest, longest)
-                lengths = [(len(s.hypothesis),) if hypotheses else [len(r) for r in s.references]
-                           for s in scored.segments]
-                assert side_lengths(lengths, rule) == expected, name
+                lengths = (line_lengths(scored.segments, None, hypotheses=hypotheses) if reading.of_lines else
+                           [(len(s.hypothesis),) if hypotheses else [len(r) for r in s.references]
+                            for s in scored.segments])
+                assert side_lengths(SideLengths.of(lengths), reading.rule) == expected, name
                 checked += 1
-    assert checked == 3 * 2 * 8  # eight operators with a rule: the special token, the pad, six token operators
+    # ten operators read so: the special token, the pad, the characters, six token operators, the kept line end
+    assert checked == 3 * 2 * 10
+
+
+def test_every_length_rule_is_non_decreasing():
+    """`structure.side_lengths` takes a segment's shortest reference after a rule to be the rule of its shortest: true
+    of every rule, each non-decreasing in a sequence's length under any longest length of its side."""
+    rules = [reading.rule for *_, reading in declared.SIDE_OPERATORS if reading is not None]
+    assert len(rules) == 10
+    for rule in rules:
+        for longest in range(8):
+            after = [rule(n, longest) for n in range(longest + 1)]
+            assert after == sorted(after), (rule, longest, after)
 
 
 def test_no_pair_where_the_lengths_are_the_oracles():

@@ -21,12 +21,15 @@ from typing import Any
 from oracle.diagnose.counting import MATCHES
 from oracle.diagnose.oneside import one_side_folded_counts
 from oracle.diagnose.structure import (
+    LINE_END_LENGTH,
+    LINE_END_ON_TEXT_REQUESTS,
     LINE_END_SIDES,
     PADDING_LENGTH,
+    SAME_LENGTH,
     SPECIAL_TOKEN_LENGTH,
     TOKEN_LENGTHS,
     TOKEN_OPERATORS,
-    LengthRule,
+    LengthReading,
     Structure,
     all_characters,
     corpus_cut_to_first_segment,
@@ -203,21 +206,20 @@ STRUCTURES: dict[str, Structure] = {structure.name: structure for structure in (
 #: The one-side text and token operators the catalogue holds, each as its two one-side mechanisms (issue 36, "every text
 #: transformation applied to the hypothesis only, the references only, or both"; side-kinds): (the operator, its name
 #: on the hypotheses alone, its name on the references alone, whether it reads the request's text, whether it adds a
-#: token that on each side may be another, how it changes a sequence's length: `structure.LengthRule`, or None where
-#: only the reshaping tells, as for a reading of the text). Every name is a structure of `STRUCTURES`; "the tokenizer
-#: left out" on the hypotheses is `tokenizer-on-references-only` (the hypotheses are the side split on whitespace as
-#: they stand). The case folds of one side (`ONE_SIDE_FOLDS`) are counting alternatives on the matches, not
-#: reshapings: not here.
-SIDE_OPERATORS: tuple[tuple[str, str, str, bool, bool, LengthRule | None], ...] = (
-    ("special token", TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES, False, True, SPECIAL_TOKEN_LENGTH),
-    ("padding", PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, False, True, PADDING_LENGTH),
-    ("characters", HYPOTHESIS_CHARACTERS, REFERENCE_CHARACTERS, True, False, None),
+#: token that on each side may be another, how its lengths are read without reshaping the request:
+#: `structure.LengthReading`, or None where only the reshaping tells, as for the tokenizer left out). Every name is a
+#: structure of `STRUCTURES`; "the tokenizer left out" on the hypotheses is `tokenizer-on-references-only` (the
+#: hypotheses are the side split on whitespace as they stand). The case folds of one side (`ONE_SIDE_FOLDS`) are
+#: counting alternatives on the matches, not reshapings: not here.
+SIDE_OPERATORS: tuple[tuple[str, str, str, bool, bool, LengthReading | None], ...] = (
+    ("special token", TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES, False, True, LengthReading(SPECIAL_TOKEN_LENGTH)),
+    ("padding", PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, False, True, LengthReading(PADDING_LENGTH)),
+    ("characters", HYPOTHESIS_CHARACTERS, REFERENCE_CHARACTERS, True, False, LengthReading(SAME_LENGTH, of_lines=True)),
     ("tokenizer left out", TOKENIZER_ON_REFERENCES, TOKENIZER_ON_HYPOTHESES, True, False, None),
-    *((stem, f"{stem}-in-hypotheses", f"{stem}-in-references", False, False, TOKEN_LENGTHS[stem])
+    *((stem, f"{stem}-in-hypotheses", f"{stem}-in-references", False, False, LengthReading(TOKEN_LENGTHS[stem]))
       for stem, *_ in TOKEN_OPERATORS),
-    # (no rule: token requests only, which its reshaping says; a later part of a pair is given no text, so the filter
-    # must keep it from a text request)
-    ("line end kept", LINE_END_SIDES["hypotheses"][0], LINE_END_SIDES["references"][0], False, False, None),
+    ("line end kept", LINE_END_SIDES["hypotheses"][0], LINE_END_SIDES["references"][0], False, False,
+     LengthReading(LINE_END_LENGTH, token_requests_only=not LINE_END_ON_TEXT_REQUESTS)),
 )
 
 def _side_pairs() -> dict[tuple[str, ...], Structure]:
