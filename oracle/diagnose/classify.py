@@ -104,8 +104,17 @@ from .mechanisms.counting import (
 from .mechanisms.smoothing import STEM as SMOOTHING_STEM
 from .mechanisms.smoothing import readings
 from .mechanisms.state import STATE_STATISTICS
-from .mechanisms.structure import COUNTS_FIRST, ONE_SIDE_FOLDS, PADDED_CORPUS, STATISTICS_ONLY, STRUCTURES
+from .mechanisms.structure import (
+    COUNTS_FIRST,
+    ONE_SIDE_FOLDS,
+    PADDED_CORPUS,
+    SIDE_OPERATORS,
+    SIDE_PAIRS,
+    STATISTICS_ONLY,
+    STRUCTURES,
+)
 from .mechanisms.text import DEPARTURES, departure_named
+from .structure import SideLengths, line_lengths, side_lengths
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
 # tolerance after none matched exactly, and named "<explanation> + float32".
@@ -1063,6 +1072,7 @@ def _from_returned_counts(search, conventions):
         found += _length_readings(search, value)
         found = found or _counting_under_conventions(search, strong, value) + _length_and_clipping(search, value)
         found = found or _identity_ignored(search, value)  # (last: `mechanisms.counting.IDENTITY_IGNORED`)
+        found = found or _by_side_pairs(search)  # (each side its own operator, after every single explanation)
     except _BudgetSpent:
         if not found:
             raise
@@ -1220,6 +1230,7 @@ def _score_agrees(search, conventions, expected):
     found += _length_readings(search, expected)  # (after every earlier reading, as in `_from_returned_counts`)
     found = found or _counting_under_conventions(search, strong, expected) + _length_and_clipping(search, expected)
     found = found or _identity_ignored(search, expected)  # (last, as in `_from_returned_counts`)
+    found = found or _by_side_pairs(search)  # (each side its own operator, as in `_from_returned_counts`)
     if found:
         return _chosen(_with_what_is_known(search, found, _counts_differ_known(differs, expected)), expected)
     return _counts_differ_alone(search, differs, expected)
@@ -1406,6 +1417,88 @@ def _by_structure(search):
                 search.statistics, result, search.n) is None:
             found.append(Explanation((name,), _words(name), (("computation", name),), score_of(result)))
     return found
+
+
+def _by_side_pairs(search):
+    """Each side its own operator (side-kinds; `mechanisms.structure.SIDE_PAIRS`): a pair of one-side operators, one on
+    the hypotheses and another on the references, under which the oracle's statistics are every one the returned ones
+    (c, r, matches and totals of every order, as integers) and its score the answer. Asked only where no single
+    explanation gives the returned counts (the callers try it last), where the returned c or r is not the oracle's (a
+    one-side operator is read from the lengths it gives: where both are the oracle's, every operator that keeps a
+    length is a candidate and none is evidence, so a pair of two such, the tokens reversed on one side and a line end
+    kept on the other, is not tried), and a pair only where each side's operator alone is a candidate for its side
+    (`_side_may_be`: the hypothesis side's operator gives the returned c, the reference side's admits the returned
+    r), so that on a request each side's candidates are few and the pairs tried their product; each pair tried is
+    charged as a structure is (`search.reshaping`, `search.charge`)."""
+    if not search.statistics or search.base is None:
+        return []
+    reported, ours = _reported(search.statistics), search.base.statistics
+    if (reported.hyp_len, reported.ref_len) == (ours.hyp_len, ours.ref_len):
+        return []  # (the lengths the oracle's: every operator that keeps a length passes, evidence for none)
+    ctx = search.ctx
+    segments = ctx.request.tokenized_as(ctx.options).segments
+    text = ctx.text if ctx.text is not None or not ctx.request.is_text else ctx.request  # (`structured_request`'s)
+    candidates = set()
+    # (the references' side only where the hypotheses' has a candidate; each side's lengths read once)
+    for hypotheses, side in ((True, _SIDES[0]), (False, _SIDES[1])):
+        tokens = SideLengths.of([(len(s.hypothesis),) if hypotheses else [len(r) for r in s.references]
+                                 for s in segments])
+        lines = functools.cache(lambda hypotheses=hypotheses: SideLengths.of(
+            line_lengths(segments, text, hypotheses=hypotheses)))
+        target = reported.hyp_len if hypotheses else reported.ref_len
+        found_here = {name for name, reading in side
+                      if _side_may_be(search, name, reading, target, tokens, lines, text, hypotheses)}
+        if not found_here:
+            return []
+        candidates |= found_here
+    found = []
+    for parts, structure in SIDE_PAIRS.items():
+        if not candidates.issuperset(parts) or not search.permitted(*parts):
+            continue
+        search.reshaping(search.ctx, structure)
+        if structured_ruled_out(search.ctx, structure, reported, search.n):
+            search.charge()  # (as computing it would be, `_by_structure`)
+            continue
+        result = structured_result(search.ctx, structure)
+        if result is None:
+            continue
+        search.charge()
+        if within_contract(search.actual, score_of(result)) and _statistics_differ(
+                search.statistics, result, search.n) is None:
+            found.append(Explanation(parts, f"{_EACH_SIDE}: {'; and '.join(_words(name) for name in parts)}",
+                                     tuple(("computation", name) for name in parts), score_of(result)))
+    return found
+
+
+#: What a record a side pair names says before its parts' words.
+_EACH_SIDE = ("each side its own operator (two one-side operators, one on the hypotheses and another on the "
+              "references, each side's as if the other side had none: a token one side adds is not the other's)")
+
+
+#: The one-side operators of each side, the hypotheses' first, in `SIDE_OPERATORS`' order, each with its length rule.
+_SIDES = (tuple((hypothesis_side, rule) for _, hypothesis_side, _, _, _, rule in SIDE_OPERATORS),
+          tuple((reference_side, rule) for _, _, reference_side, _, _, rule in SIDE_OPERATORS))
+
+
+def _side_may_be(search, name, reading, target, tokens, lines, text, hypotheses):
+    """Whether the one-side operator `name` alone is a candidate for its side of the returned statistics (`target`:
+    the returned c for a hypothesis-side operator, r for a reference-side one), from lengths alone: its hypotheses'
+    tokens are c, or r lies between the sums of its segments' shortest and longest references. From its length
+    reading where it has one (`structure.LengthReading`: its rule on the side's lengths in tokens, `tokens`, or in
+    characters, `lines()`, read once a search; none on a text request for a token-requests-only operator), else from
+    the reshaped tokens (`structured_length_bounds`: one pass over the request's tokens, kept on the request, as
+    `_lengths_may_be`); not charged. An operator that changes nothing on the request passes where that side's
+    length is right; the pair is then nothing (`structure.each_side` gives None) and is not charged."""
+    if reading is not None:
+        if reading.token_requests_only and text is not None:
+            return False
+        low, high = side_lengths(lines() if reading.of_lines else tokens, reading.rule)
+    else:
+        lengths = structured_length_bounds(search.ctx, STRUCTURES[name])
+        if lengths is None:
+            return False
+        low, high = (lengths[0], lengths[0]) if hypotheses else lengths[1:]
+    return low <= target <= high
 
 
 def _lengths_may_be(search, structure):

@@ -962,8 +962,12 @@ def structured_length_bounds(ctx, structure):
     the context's counts, as the reshaped request is."""
     key = ("reshaped lengths", structure.name, ctx.options)
     if key not in ctx.counted:
-        text = ctx.text if ctx.text is not None or not ctx.request.is_text else ctx.request
-        pairs = structure.reshape(ctx.request.tokenized_as(ctx.options).segments, text, ctx.options)
+        built = ctx.counted.get(("reshaped", structure.name, ctx.options))
+        if built is not None:  # the reshaped request built already (`structured_request`): its lengths, not a pass more
+            pairs = [(segment.hypothesis, segment.references) for segment in built.segments]
+        else:  # (not built, or built as None: not applicable, or the request's own segments, whose lengths count)
+            text = ctx.text if ctx.text is not None or not ctx.request.is_text else ctx.request
+            pairs = structure.reshape(ctx.request.tokenized_as(ctx.options).segments, text, ctx.options)
         ctx.counted[key] = None if not pairs else (
             sum(len(hypothesis) for hypothesis, _ in pairs),
             sum(min((len(r) for r in references), default=0) for _, references in pairs),

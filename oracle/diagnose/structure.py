@@ -681,6 +681,109 @@ def line_ends_kept() -> list[tuple[str, Reshape]]:
     return out
 
 
+# -- each side its own operator: a pair of one-side operators, one on the hypotheses and another on the references -----
+#
+# Issue 36: "every text transformation applied to the hypothesis only, the references only, or both". The catalogue
+# holds each one-side operator alone and the same operator on both sides; a caller who prepares the two sides in two
+# places applies one operator to the hypotheses and another to the references (a decoder's output kept with its end
+# token, the target input with its start token). The pairs are declared from the one-side operators
+# (`mechanisms.structure.SIDE_OPERATORS`), never listed by instance.
+
+
+#: How a one-side operator changes a sequence's length: (its length, the longest sequence of its side) -> its length
+#: after the operator (a special token one more, a pad to the side's longest, a token operator as `TOKEN_LENGTHS`), so
+#: that whether an operator alone gives a side's returned length is known from the lengths alone, no sequence rebuilt.
+LengthRule = Callable[[int, int], int]
+
+#: Each token operator of `TOKEN_OPERATORS` as a length rule (tests/diagnose/test_each_side.py holds each against the
+#: operator itself).
+TOKEN_LENGTHS: dict[str, LengthRule] = {
+    "first-token-only": lambda n, longest: min(n, 1),
+    "last-token-only": lambda n, longest: min(n, 1),
+    "last-token-dropped": lambda n, longest: max(n - 1, 0),
+    "first-token-dropped": lambda n, longest: max(n - 1, 0),
+    "tokens-reversed": lambda n, longest: n,
+    "tokens-joined-into-one": lambda n, longest: min(n, 1),
+}
+SPECIAL_TOKEN_LENGTH: LengthRule = lambda n, longest: n + 1  # noqa: E731 - a rule among rules
+PADDING_LENGTH: LengthRule = lambda n, longest: longest  # noqa: E731 - a rule among rules
+#: (`line_end_kept`: an empty line is the one token of its line end)
+LINE_END_LENGTH: LengthRule = lambda n, longest: max(n, 1)  # noqa: E731 - a rule among rules
+#: (`_characters`: a line read as its characters is as long as the line)
+SAME_LENGTH: LengthRule = lambda n, longest: n  # noqa: E731 - a rule among rules
+
+
+@dataclass(frozen=True)
+class LengthReading:
+    """How a one-side operator's lengths are read without reshaping the request: its `rule` applied to each sequence's
+    length in tokens, or in characters where it reads the lines as the caller held them (`of_lines`: a text request's
+    raw text, a token request's tokens joined by spaces); None where it does not apply to a text request
+    (`token_requests_only`, as a kept line end)."""
+
+    rule: LengthRule
+    of_lines: bool = False
+    token_requests_only: bool = False
+
+
+def line_lengths(segments: Sequence[Segment], text: Any, *, hypotheses: bool) -> list[tuple[int, ...]]:
+    """Each segment's lines' lengths in characters on one side (its hypothesis alone, or its references), the lines
+    as `_lines` gives them (what `_characters` reads)."""
+    return [(len(hypothesis),) if hypotheses else tuple(len(r) for r in references)
+            for hypothesis, references in _lines(segments, text)]
+
+
+@dataclass(frozen=True)
+class SideLengths:
+    """A side's lengths as a length rule reads them: how many segments have each shortest and each longest sequence
+    length on the side (its hypothesis alone, or its references; a segment without references counts in neither),
+    and the side's longest sequence. Read once a search, so that each rule costs the distinct lengths, not a pass."""
+
+    shortest: tuple[tuple[int, int], ...]
+    longest_each: tuple[tuple[int, int], ...]
+    longest: int
+
+    @classmethod
+    def of(cls, lengths: Sequence[Sequence[int]]) -> SideLengths:
+        """From each segment's sequences' lengths on the side."""
+        shortest: dict[int, int] = {}
+        longest_each: dict[int, int] = {}
+        for segment in lengths:
+            if segment:
+                low, high = min(segment), max(segment)
+                shortest[low] = shortest.get(low, 0) + 1
+                longest_each[high] = longest_each.get(high, 0) + 1
+        return cls(tuple(shortest.items()), tuple(longest_each.items()), max(longest_each, default=0))
+
+
+def side_lengths(lengths: SideLengths, rule: LengthRule) -> tuple[int, int]:
+    """What a one-side operator whose lengths follow `rule` makes of its side's `lengths`: the sum of each segment's
+    shortest sequence and the sum of its longest after the rule (on the hypotheses both are c), as
+    `computations.structured_length_bounds` reads them from the reshaped request; no token read. Every rule is
+    non-decreasing in a sequence's length (tests/diagnose/test_each_side.py), so a segment's shortest after it is the
+    rule of its shortest."""
+    return (sum(rule(n, lengths.longest) * k for n, k in lengths.shortest),
+            sum(rule(n, lengths.longest) * k for n, k in lengths.longest_each))
+
+
+def each_side(first: Reshape, second: Reshape) -> Reshape:
+    """Two one-side operators composed, each on its own side: `first` on the request (and the text it came from),
+    then `second` on the token segments `first` gives, with no text (an explanation's later part reads the request
+    its earlier part reshaped, as `classify.explained_value` reads one). A token either adds is one no segment of
+    what it is applied to holds, so `second`'s token is never `first`'s: two special tokens, or two pads, one a side,
+    are two tokens. None where either changes nothing (the other alone is then the explanation, tried on its own)."""
+    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        pairs = first(segments, text, options)
+        if pairs is None or pairs == _pairs(segments):
+            return None
+        shaped = [Segment.model_construct(hypothesis=hypothesis, references=references)
+                  for hypothesis, references in pairs]
+        out = second(shaped, None, options)
+        return None if out is None or out == pairs else out
+
+    reshape.__doc__ = (f"{' '.join((first.__doc__ or '').split())}; and {' '.join((second.__doc__ or '').split())}")
+    return reshape
+
+
 def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, reshape: Reshape) -> ScoreRequest | None:
     """`request` (a token request: a text request's tokens) as a mechanism's `reshape` reshapes it, a token request of
     the segments it scores (`text`: the text request it was tokenized from, if it was; `options`: the judged ones);
@@ -696,10 +799,14 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, res
     return request.model_copy(update={"segments": segments, "level": level, "tokenize": None, "stateful": None})
 
 
-__all__ = ["LINE_END_ON_TEXT_REQUESTS", "LINE_END_SIDES", "MAX_POOLED_SEGMENTS", "Pair", "Reshape", "Structure",
-           "TOKEN_OPERATORS", "TOKEN_SIDES",
+__all__ = ["LINE_END_ON_TEXT_REQUESTS", "LINE_END_SIDES", "MAX_POOLED_SEGMENTS", "PADDING_LENGTH",
+           "Pair", "Reshape",
+           "SAME_LENGTH", "SPECIAL_TOKEN_LENGTH", "SideLengths", "Structure", "TOKEN_LENGTHS", "TOKEN_OPERATORS",
+           "TOKEN_SIDES",
+           "LINE_END_LENGTH", "LengthReading", "LengthRule", "line_lengths", "side_lengths",
            "all_characters",
-           "corpus_cut_to_first_segment", "corpus_cut_to_last_segment", "each_reference", "first_reference_dropped",
+           "corpus_cut_to_first_segment", "corpus_cut_to_last_segment", "each_reference", "each_side",
+           "first_reference_dropped",
            "first_segment_dropped", "hypotheses_in_reverse_order", "last_reference_dropped",
            "line_end_kept", "line_ends_kept", "lines_cut_at_splitlines_line_ends", "lines_cut_at_universal_newlines",
            "references_joined_into_one", "segments_joined_into_one", "token_operators",

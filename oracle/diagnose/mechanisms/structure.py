@@ -21,11 +21,21 @@ from typing import Any
 from oracle.diagnose.counting import MATCHES
 from oracle.diagnose.oneside import one_side_folded_counts
 from oracle.diagnose.structure import (
+    LINE_END_LENGTH,
+    LINE_END_ON_TEXT_REQUESTS,
+    LINE_END_SIDES,
+    PADDING_LENGTH,
+    SAME_LENGTH,
+    SPECIAL_TOKEN_LENGTH,
+    TOKEN_LENGTHS,
+    TOKEN_OPERATORS,
+    LengthReading,
     Structure,
     all_characters,
     corpus_cut_to_first_segment,
     corpus_cut_to_last_segment,
     each_reference,
+    each_side,
     end_token_on_both,
     end_token_on_references_and_common_padding,
     end_token_on_references_and_padding_on_both,
@@ -193,6 +203,50 @@ STRUCTURES: dict[str, Structure] = {structure.name: structure for structure in (
 )}
 
 
+#: The one-side text and token operators the catalogue holds, each as its two one-side mechanisms (issue 36, "every text
+#: transformation applied to the hypothesis only, the references only, or both"; side-kinds): (the operator, its name
+#: on the hypotheses alone, its name on the references alone, whether it reads the request's text, whether it adds a
+#: token that on each side may be another, how its lengths are read without reshaping the request:
+#: `structure.LengthReading`, or None where only the reshaping tells, as for the tokenizer left out). Every name is a
+#: structure of `STRUCTURES`; "the tokenizer left out" on the hypotheses is `tokenizer-on-references-only` (the
+#: hypotheses are the side split on whitespace as they stand). The case folds of one side (`ONE_SIDE_FOLDS`) are
+#: counting alternatives on the matches, not reshapings: not here.
+SIDE_OPERATORS: tuple[tuple[str, str, str, bool, bool, LengthReading | None], ...] = (
+    ("special token", TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES, False, True, LengthReading(SPECIAL_TOKEN_LENGTH)),
+    ("padding", PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, False, True, LengthReading(PADDING_LENGTH)),
+    ("characters", HYPOTHESIS_CHARACTERS, REFERENCE_CHARACTERS, True, False, LengthReading(SAME_LENGTH, of_lines=True)),
+    ("tokenizer left out", TOKENIZER_ON_REFERENCES, TOKENIZER_ON_HYPOTHESES, True, False, None),
+    *((stem, f"{stem}-in-hypotheses", f"{stem}-in-references", False, False, LengthReading(TOKEN_LENGTHS[stem]))
+      for stem, *_ in TOKEN_OPERATORS),
+    ("line end kept", LINE_END_SIDES["hypotheses"][0], LINE_END_SIDES["references"][0], False, False,
+     LengthReading(LINE_END_LENGTH, token_requests_only=not LINE_END_ON_TEXT_REQUESTS)),
+)
+
+def _side_pairs() -> dict[tuple[str, ...], Structure]:
+    """Each side its own operator (side-kinds): the parts (a hypothesis-side operator's name, a reference-side
+    operator's name) -> the `Structure` the pair reshapes the request by (`structure.each_side`), in the order
+    `SIDE_OPERATORS` lists the hypothesis side, then the reference side. Two operators that differ, or one whose token
+    is another on each side (`SIDE_OPERATORS`' last field: the composition marks the second side's token until it is
+    new, so two special tokens are two tokens; the same token on both sides is `end-token-on-both-sides` and its
+    kin). Not a pair of two operators that both read the request's text (the later part reads the reshaped tokens).
+    The parts are in the order applied: the one that reads the text first, else the hypothesis side's. Their name
+    is the parts joined (`models.results.cause_name`), nothing new in the catalogue."""
+    pairs: dict[tuple[str, ...], Structure] = {}
+    for operator, on_hypotheses, _, hypothesis_reads_text, differs, _ in SIDE_OPERATORS:
+        for other, _, on_references, reference_reads_text, _, _ in SIDE_OPERATORS:
+            if (operator == other and not differs) or (hypothesis_reads_text and reference_reads_text):
+                continue
+            parts = ((on_references, on_hypotheses) if reference_reads_text else (on_hypotheses, on_references))
+            first, second = (STRUCTURES[name].reshape for name in parts)
+            pairs[parts] = Structure(" + ".join(parts), each_side(first, second))
+    return pairs
+
+
+#: Each side its own operator: (hypothesis-side part, reference-side part, in the order applied) -> `Structure`. Tried
+#: only where the returned statistics are every one the pair's and no single explanation gives them
+#: (`classify._by_side_pairs`), and only where each side's operator alone has the returned length of its side.
+SIDE_PAIRS: dict[tuple[str, ...], Structure] = _side_pairs()
+
 #: The mechanisms named only where the implementation returned statistics (their counts then equal the returned
 #: ones, as integers): on a score alone, their many forms (seven paddings, four tokens, six pads, five nestings) fit
 #: simple numbers by coincidence (a token on both sides of "a b" against "a b c d e" gives e^-1 under BLEU-2, as a
@@ -252,5 +306,6 @@ MECHANISMS = [
 
 __all__ = ["COUNTS_FIRST", "END_TOKEN_ON_HYPOTHESES", "END_TOKEN_ON_REFERENCES", "HYPOTHESIS_ONLY", "LEVEL_OPERATORS",
            "MECHANISMS", "ONE_SIDE_COUNTINGS", "ONE_SIDE_FOLDS", "PADDED_CORPUS", "REFERENCES_ONLY",
-           "REFINED_SPECIAL_TOKENS", "START_TOKEN_ON_HYPOTHESES", "START_TOKEN_ON_REFERENCES", "STATISTICS_ONLY",
+           "REFINED_SPECIAL_TOKENS", "SIDE_OPERATORS", "SIDE_PAIRS",
+           "START_TOKEN_ON_HYPOTHESES", "START_TOKEN_ON_REFERENCES", "STATISTICS_ONLY",
            "STRUCTURES", "SWAPPED", "TOKEN_ON_HYPOTHESES", "TOKEN_ON_REFERENCES", "TRANSPOSED"]
