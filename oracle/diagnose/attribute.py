@@ -28,7 +28,7 @@ from oracle.models.outcomes import (
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Classification
 
-from .classify import AGREES, UNEXPLAINED, TokenMeter, classify
+from .classify import AGREES, UNEXPLAINED, TokenMeter, classify, names_a_mechanism
 from .expect import ORACLE_REFUSALS
 from .judge import Answered
 
@@ -236,5 +236,12 @@ def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, override
     whole = attribute(*original, profile, overrides=overrides, entries=entries, meter=meter)
     if not whole.change:
         return out
+    if not names_a_mechanism(whole.parts):
+        # what is known of the original (`other-counting-of-hyp_len`: its own statistics scored give its answer)
+        # names no mechanism, and it explains the shrunk input too, trivially: it does not outrank a mechanism that
+        # explains the shrunk input, any more than `unexplained` does above; the record says what it did not explain
+        return out.model_copy(update={"description": (
+            f"{out.description}; it explains the shrunk input, not the record's own (which no explanation reproduces: "
+            f"{whole.name} there), so more than this mechanism is at work")})
     both = attribute(*shrunk, profile, entries=entries, among=whole.parts, meter=meter)
     return both if both.change else out
