@@ -236,12 +236,12 @@ def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, override
     whole = attribute(*original, profile, overrides=overrides, entries=entries, meter=meter)
     if not whole.change:
         return out
-    if not names_a_mechanism(whole.parts):
-        # what is known of the original (`other-counting-of-hyp_len`: its own statistics scored give its answer)
-        # names no mechanism, and it explains the shrunk input too, trivially: it does not outrank a mechanism that
-        # explains the shrunk input, any more than `unexplained` does above; the record says what it did not explain
-        return out.model_copy(update={"description": (
-            f"{out.description}; it explains the shrunk input, not the record's own (which no explanation reproduces: "
-            f"{whole.name} there), so more than this mechanism is at work")})
     both = attribute(*shrunk, profile, entries=entries, among=whole.parts, meter=meter)
+    if both.change and not names_a_mechanism(both.parts) and names_a_mechanism(out.parts):
+        # what is known of the original (`other-counting-of-hyp_len`: its own statistics scored give its answer)
+        # stays the name, since a mechanism that explains only a small input is weak evidence (a small input fits
+        # many); but that mechanism is part of what is known, and the record says so
+        return both.model_copy(update={"description": (
+            f"{both.description}; its shrunk input alone is explained by {out.name} (not its own input: more is at "
+            f"work there, or the small input fits it by coincidence)")})
     return both if both.change else out
