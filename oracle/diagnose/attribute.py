@@ -28,7 +28,7 @@ from oracle.models.outcomes import (
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Classification
 
-from .classify import AGREES, UNEXPLAINED, TokenMeter, classify
+from .classify import AGREES, UNEXPLAINED, TokenMeter, classify, names_a_mechanism
 from .expect import ORACLE_REFUSALS
 from .judge import Answered
 
@@ -237,4 +237,11 @@ def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, override
     if not whole.change:
         return out
     both = attribute(*shrunk, profile, entries=entries, among=whole.parts, meter=meter)
+    if both.change and not names_a_mechanism(both.parts) and names_a_mechanism(out.parts):
+        # what is known of the original (`other-counting-of-hyp_len`: its own statistics scored give its answer)
+        # stays the name, since a mechanism that explains only a small input is weak evidence (a small input fits
+        # many); but that mechanism is part of what is known, and the record says so
+        return both.model_copy(update={"description": (
+            f"{both.description}; its shrunk input alone is explained by {out.name} (not its own input: more is at "
+            f"work there, or the small input fits it by coincidence)")})
     return both if both.change else out

@@ -1796,3 +1796,11 @@ __all__ = [
     "what_is_known",
     "within_contract",
 ]
+
+
+def names_a_mechanism(parts: tuple[str, ...]) -> bool:
+    """Whether a root cause (its parts: `Classification.parts`) names a mechanism: not `unexplained`, and not only
+    what is known of the difference (every part `other-counting-of-...` or a partial explanation)."""
+    if parts == (UNEXPLAINED,):
+        return False
+    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parts)

@@ -27,12 +27,18 @@ from typing import Any
 
 from oracle.diagnose import repeat
 from oracle.diagnose.attribute import Judged, SearchClass, attribute, attribute_shrunk, search_classes
-from oracle.diagnose.classify import SEARCH_CANDIDATE_FLOOR, UNEXPLAINED, TokenMeter, is_partial, what_is_known
+from oracle.diagnose.classify import (
+    SEARCH_CANDIDATE_FLOOR,
+    UNEXPLAINED,
+    TokenMeter,
+    is_partial,
+    names_a_mechanism,
+    what_is_known,
+)
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract
 from oracle.diagnose.mechanisms import errors as error_causes
 from oracle.diagnose.mechanisms import needs_evidence, process_state_names
-from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
 from oracle.diagnose.specialtoken import (
     END,
     PROBED,
@@ -157,14 +163,6 @@ def search_among_all(hints: tuple[Cause, ...]) -> bool:
     mechanism: it counts as unexplained here, else a partial name would send every later record of its kind to the
     full search."""
     return any(names_a_mechanism(hint) for hint in hints)
-
-
-def names_a_mechanism(parts: Cause) -> bool:
-    """Whether a root cause (its parts: `Classification.parts`) names a mechanism: not `unexplained`, and not only
-    what is known of the difference (every part `other-counting-of-...` or a partial explanation)."""
-    if parts == (UNEXPLAINED,):
-        return False
-    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parts)
 
 
 
