@@ -652,6 +652,29 @@ def _footer(session, process, tracker, clock, error, interrupted):
     )
 
 
+def _begun(settings, argv, handshake, header, process, writer, tracker, clock, total, report_dir, verb) -> Session:
+    """After the handshake: the header written and the session made (`run_session`'s; the caller stops the process
+    if this raises). A profile the run refuses to judge under is a usage error, its stop line written first."""
+    profile = settings.profile or handshake.profile
+    writer.write(
+        Header(
+            **header,
+            implementation=handshake.implementation,
+            profile=handshake.profile,
+            judged_profile=profile,
+            capabilities=handshake.capabilities,
+            handshake_stderr=process.take_stderr(),
+        )
+    )
+    refusal = _refusal(profile, handshake.implementation.name, tracker)
+    if refusal is not None:
+        process.stop()
+        writer.write(_stopped(clock, tracker, EXIT_USAGE, error=refusal))
+        raise BleuValueError(refusal)
+    progress = Progress(total, enabled=not settings.quiet, label=verb)
+    return Session(settings, argv, profile, process, writer, tracker, progress, work_dir=report_dir)
+
+
 def run_session(
     settings, argv, *, recorded, tracker, total, work, report_dir, transport=None, require_judged=False,
     check_discrepancies=True,
@@ -685,25 +708,9 @@ def run_session(
         except HandshakeError as exc:
             _undrivable(writer, header, settings, verb, exc, clock, tracker)
             return EXIT_UNDRIVABLE, None
-        profile = settings.profile or handshake.profile
         try:  # (from here `_worked` stops the process; until then, whatever ends the run stops it here)
-            writer.write(
-                Header(
-                    **header,
-                    implementation=handshake.implementation,
-                    profile=handshake.profile,
-                    judged_profile=profile,
-                    capabilities=handshake.capabilities,
-                    handshake_stderr=process.take_stderr(),
-                )
-            )
-            refusal = _refusal(profile, handshake.implementation.name, tracker)
-            if refusal is not None:
-                process.stop()
-                writer.write(_stopped(clock, tracker, EXIT_USAGE, error=refusal))
-                raise BleuValueError(refusal)
-            progress = Progress(total, enabled=not settings.quiet, label=verb)
-            session = Session(settings, argv, profile, process, writer, tracker, progress, work_dir=report_dir)
+            session = _begun(settings, argv, handshake, header, process, writer, tracker, clock, total, report_dir,
+                             verb)
         except BaseException:
             process.stop()
             raise
