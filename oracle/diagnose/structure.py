@@ -558,6 +558,45 @@ segments_joined_into_one.__doc__ = (
     "(the segments' level folded into the segment: a list of sentences joined with ' '.join before a sentence "
     "scorer); its n-grams across the joins count")
 
+#: The characters a sentence segmenter takes a token ending in for a sentence's end (nltk's sent_tokenize, a split on
+#: `". "`): the same as the error feature's (`oracle.diagnose.errorcauses.SENTENCE_ENDS`, where a reference cut into
+#: another number of sentences than its hypothesis makes such a caller raise).
+_SENTENCE_ENDS = (".", "!", "?")
+
+
+def _sentences(tokens: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """`tokens` cut after every token ending a sentence; tokens after the last end are one more sentence, and a text
+    without tokens is one empty sentence."""
+    sentences: list[tuple[str, ...]] = []
+    start = 0
+    for i, token in enumerate(tokens):
+        if token.endswith(_SENTENCE_ENDS):
+            sentences.append(tokens[start:i + 1])
+            start = i + 1
+    if start < len(tokens) or not sentences:
+        sentences.append(tokens[start:])
+    return sentences
+
+
+def texts_cut_into_sentences_paired_by_position(segments: Sequence[Segment], text: Any,
+                                                options: Any) -> list[Pair] | None:
+    """each segment's hypothesis and references cut into sentences (after every token ending in '.', '!' or '?') and
+    the k-th hypothesis sentence scored against the references' k-th sentences, each pair a segment of the corpus (a
+    document-level caller that splits texts with a sentence segmenter and passes the pieces on paired by position:
+    vibrantlabsai/ragas#2888 and #2908, `response.split(". ")` against `reference.split(". ")`; a document BLEU whose
+    references are `zip(*map(sent_tokenize, references))`); n-grams across a sentence end are not counted, and each
+    sentence pair has its own closest reference length. None where every text is one sentence (nothing is cut) or
+    where a reference has another number of sentences than its hypothesis (such a caller raises: the error feature
+    `sentence-counts-differ`)"""
+    out: list[Pair] = []
+    for hypothesis, references in _pairs(segments):
+        pieces = _sentences(hypothesis)
+        columns = [_sentences(reference) for reference in references]
+        if any(len(column) != len(pieces) for column in columns):
+            return None
+        out.extend((piece, tuple(column[k] for column in columns)) for k, piece in enumerate(pieces))
+    return out if len(out) > len(segments) else None
+
 
 def _reference_operator(keep: Callable[[tuple[tuple[str, ...], ...]], tuple[tuple[str, ...], ...]], *,
                         dropping: bool = False) -> Reshape:
@@ -810,6 +849,7 @@ __all__ = ["LINE_END_ON_TEXT_REQUESTS", "LINE_END_SIDES", "MAX_POOLED_SEGMENTS",
            "first_segment_dropped", "hypotheses_in_reverse_order", "last_reference_dropped",
            "line_end_kept", "line_ends_kept", "lines_cut_at_splitlines_line_ends", "lines_cut_at_universal_newlines",
            "references_joined_into_one", "segments_joined_into_one", "token_operators",
+           "texts_cut_into_sentences_paired_by_position",
            "end_token_on_both", "end_token_on_references_and_common_padding",
            "end_token_on_references_and_padding_on_both", "hypothesis_characters", "last_reference", "next_references",
            "padded_corpus", "padding_in_hypotheses", "padding_in_references", "padding_on_both",

@@ -92,7 +92,7 @@ DROPPED = {
 
 
 def test_every_level_operator_has_a_hand_written_reshaping():
-    assert set(RESHAPED) | set(DROPPED) == set(declared.LEVEL_OPERATORS) == declared.COUNTS_FIRST
+    assert set(RESHAPED) | set(DROPPED) | {SENTENCES_PAIRED} == set(declared.LEVEL_OPERATORS) == declared.COUNTS_FIRST
 
 
 @pytest.mark.parametrize("name", sorted(RESHAPED))
@@ -277,3 +277,49 @@ def test_another_smoothing_on_a_reshaped_request_is_charged_the_reshaped_request
 def test_hand_written_segments_are_the_pairs_the_request_holds():
     """The reshapings above compare with `_pairs`' shape: (hypothesis tokens, (reference tokens, ...))."""
     assert _pairs(THREE.segments) == [(H1, R1), (H2, R2), (H3, R3)]
+
+
+# -- the corpus re-segmented: each text cut into sentences, the sentences paired by position (resegment) -----------
+
+SENTENCES_PAIRED = "texts-cut-into-sentences-paired-by-position"
+# two segments, BLEU-2 (weights 1/2, 1/2): ("a b . c d" | "a b . c e f"), ("g h" | "g h")
+SENTENCES = request(("a b . c d", ["a b . c e f"]), ("g h", ["g h"]), weights=(0.5, 0.5))
+#: SENTENCES cut after "." and paired by position, by hand: the first segment's two sentences against the
+#: reference's two, the second segment one sentence a side
+SENTENCES_RESHAPED = [(("a", "b", "."), (("a", "b", "."),)), (("c", "d"), (("c", "e", "f"),)),
+                      (("g", "h"), (("g", "h"),))]
+# The oracle on SENTENCES: "a b . c d" | "a b . c e f": c 5, r 6, unigrams a b . c = 4 of 5, bigrams "a b", "b .",
+# ". c" = 3 of 4 ("c d" unmatched); "g h" | "g h": c 2, r 2, 2 of 2, 1 of 1: c 7, r 8, [6, 4] of [7, 5].
+# Re-segmented: "a b ." | "a b .": c 3, r 3, 3 of 3, 2 of 2; "c d" | "c e f": c 2, r 3, 1 of 2, 0 of 1; "g h" | "g h":
+# c 2, r 2, 2 of 2, 1 of 1: c 7, r 8, [6, 3] of [7, 4] (the bigram ". c" across the sentence end is gone, from the
+# matches and the totals). BP e^(1 - 8/7); score e^(-1/7) (6/7 * 3/4)^(1/2)
+SENTENCES_REPLY = answer(math.exp(-1 / 7) * math.sqrt(6 / 7 * 3 / 4), 7, 8, [6, 3], [7, 4])
+# the last segment alone, "g h" | "g h": c 2, r 2, [2, 1] of [2, 1] -> 1
+SENTENCES_LAST = answer(1.0, 2, 2, [2, 1], [2, 1])
+
+
+def test_texts_cut_into_sentences_are_paired_by_position_as_written():
+    assert declared.STRUCTURES[SENTENCES_PAIRED].reshape(SENTENCES.segments, None, None) == SENTENCES_RESHAPED
+
+
+def test_texts_cut_into_sentences_do_not_apply_without_a_cut_or_with_uneven_sentences():
+    # THREE has no token ending a sentence: nothing is cut
+    assert declared.STRUCTURES[SENTENCES_PAIRED].reshape(THREE.segments, None, None) is None
+    # a reference of one sentence against a hypothesis of two: such a caller raises (the error feature's), no pairs
+    uneven = request(("a . b", ["a b"]), ("c", ["c"]))
+    assert declared.STRUCTURES[SENTENCES_PAIRED].reshape(uneven.segments, None, None) is None
+
+
+def test_texts_cut_into_sentences_are_named_by_the_statistics_they_give():
+    explanation = classify(SENTENCES, SENTENCES_REPLY, "papineni")
+    assert SENTENCES_PAIRED in (explanation.name, *explanation.fits), (explanation.name, explanation.fits)
+    assert explained_value(SENTENCES, "papineni", (("computation", SENTENCES_PAIRED),)) == pytest.approx(
+        SENTENCES_REPLY["score"], rel=1e-12)
+
+
+def test_the_last_segment_alone_is_still_its_own_name_on_a_request_with_sentences():
+    """Where the corpus cut to its last segment alone explains the statistics (SENTENCES_LAST, by hand above), it is
+    named, and the sentences paired are not among the fits (their counts are c 7, r 8)."""
+    explanation = classify(SENTENCES, SENTENCES_LAST, "papineni")
+    assert "corpus-cut-to-last-segment" in (explanation.name, *explanation.fits), (explanation.name, explanation.fits)
+    assert SENTENCES_PAIRED not in {part for fit in (explanation.name, *explanation.fits) for part in fit.split(" + ")}

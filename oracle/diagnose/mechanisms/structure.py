@@ -65,6 +65,7 @@ from oracle.diagnose.structure import (
     start_token_on_both,
     strings_as_references_and_hypothesis,
     swapped,
+    texts_cut_into_sentences_paired_by_position,
     token_on_hypotheses,
     token_on_references,
     token_operators,
@@ -154,6 +155,9 @@ LEVEL_OPERATORS: dict[str, Any] = {
     "first-segment-dropped": first_segment_dropped,
     "hypotheses-in-reverse-order": hypotheses_in_reverse_order,
     "segments-joined-into-one": segments_joined_into_one,
+    # each text cut into sentences and the sentences paired by position, each pair a segment (resegment: the corpus
+    # re-segmented, the class of the fourth held-out set's sentence pairing; coverage of a seen bug)
+    "texts-cut-into-sentences-paired-by-position": texts_cut_into_sentences_paired_by_position,
     "last-reference-dropped": last_reference_dropped,
     "first-reference-dropped": first_reference_dropped,
     "references-joined-into-one": references_joined_into_one,
