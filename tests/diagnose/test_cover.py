@@ -267,32 +267,59 @@ def test_a_shrunk_record_keeps_what_is_known_where_its_original_holds_it():
     assert out.value == pytest.approx(0.0, abs=1e-12)
 
 
-def test_a_mechanism_of_the_shrunk_input_alone_is_said_beside_what_is_known_of_its_original():
-    """An end token kept on both sides, with pads after it to each side's own longest (a decoder's output and its
-    labels decoded with their special tokens). Shrunk, "" against "a": hypothesis [</s>], reference [a, </s>], so
-    c = 1, r = 2, one unigram matched of one, BP = e^(1 - 2/1) (hand-derived), which the end token on both sides
-    explains. The original, three segments ("a b c" against "a", "a" against "a b", "b" against "b"): hypotheses
-    [a b c </s>], [a </s> <pad> <pad>], [b </s> <pad> <pad>] (4 wide), references [a </s> <pad>], [a b </s>],
-    [b </s> <pad>] (3 wide), so c = 12, r = 9, 2 + 2 + 3 = 7 unigrams of 12 matched, BP 1 (hand-derived, and what
-    tests/fakes/realbleu_heldout11.py's GLM-4 plant answers): the pads are more than that mechanism, and no explanation
-    reproduces it, only what is known of it (its own statistics scored). That stays the name (a mechanism that explains
-    only a small input is weak evidence), and what is known says which mechanism explains the shrunk input."""
-    small = ScoreRequest(level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
-                         segments=[Segment(hypothesis=[], references=[["a"]])])
-    small_answer = {"seq": 1, "score": math.exp(-1.0),
-                    "statistics": {"hyp_len": 1, "ref_len": 2, "matches": [1], "totals": [1], "bp": math.exp(-1.0)}}
-    original = ScoreRequest(level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
-                            segments=[Segment(hypothesis=["a", "b", "c"], references=[["a"]]),
-                                      Segment(hypothesis=["a"], references=[["a", "b"]]),
-                                      Segment(hypothesis=["b"], references=[["b"]])])
-    original_answer = {"seq": 2, "score": 7 / 12,
-                       "statistics": {"hyp_len": 12, "ref_len": 9, "matches": [7], "totals": [12], "bp": 1.0}}
+#: "" against "a", shrunk from THREE: an end token on both sides gives hypothesis [</s>], reference [a, </s>], so c = 1,
+#: r = 2, one unigram matched of one, BP = e^(1 - 2/1) (hand-derived)
+SHRUNK_END = (ScoreRequest(level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
+                           segments=[Segment(hypothesis=[], references=[["a"]])]),
+              {"seq": 1, "score": math.exp(-1.0),
+               "statistics": {"hyp_len": 1, "ref_len": 2, "matches": [1], "totals": [1], "bp": math.exp(-1.0)}})
+#: ("a b c" against "a", "a" against "a b", "b" against "b")
+THREE = ScoreRequest(level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
+                     segments=[Segment(hypothesis=["a", "b", "c"], references=[["a"]]),
+                               Segment(hypothesis=["a"], references=[["a", "b"]]),
+                               Segment(hypothesis=["b"], references=[["b"]])])
+
+
+def _shrunk_of_three(original_answer):
     judged = []
-    for request, answer in ((small, small_answer), (original, original_answer)):
+    for request, answer in (SHRUNK_END, (THREE, original_answer)):
         reply = Reply("score", ScoreReply.from_json(answer))
         expected = oracle_expected(request, "papineni")
         judged.append((request, reply, judge(expected, reply), expected))
     assert judged[0][2].outcome is Outcome.FAIL and judged[1][2].outcome is Outcome.FAIL
-    out = attribute_shrunk(judged[0], judged[1], "papineni")
+    return attribute_shrunk(judged[0], judged[1], "papineni")
+
+
+def test_an_end_token_and_each_sides_own_pads_name_the_original_whose_shrunk_input_has_the_end_token_alone():
+    """An end token kept on both sides, with pads after it to each side's own longest (a decoder's output and its
+    labels decoded with their special tokens: tests/fakes/realbleu_heldout11.py's GLM-4 plant; glm4-pads). Shrunk
+    (`SHRUNK_END`), the end token on both sides explains it: one segment has no pads. The original, THREE:
+    hypotheses [a b c </s>], [a </s> <pad> <pad>], [b </s> <pad> <pad>] (4 wide), references [a </s> <pad>],
+    [a b </s>], [b </s> <pad>] (3 wide), so c = 12, r = 9, 2 + 2 + 3 = 7 unigrams of 12 matched, BP 1 (hand-derived,
+    and what the GLM-4 plant answers): the end token alone does not explain it, the end token then each side's own
+    pads does, and explains the shrunk input too (no pads there), so it names the record."""
+    out = _shrunk_of_three({"seq": 2, "score": 7 / 12,
+                            "statistics": {"hyp_len": 12, "ref_len": 9, "matches": [7], "totals": [12], "bp": 1.0}})
+    assert out.name == "end-token-and-padding-on-both-sides"
+
+
+def test_the_end_token_alone_still_names_a_request_its_pads_add_nothing_to():
+    """`SHRUNK_END` on its own (one segment of one reference: each side's longest is its one sequence, so the pads add
+    nothing): the single operator, `end-token-on-both-sides`, names it, tried before the end token with pads."""
+    request, answer = SHRUNK_END
+    out = classify(request, answer, "papineni")
+    assert out.name == "end-token-on-both-sides"
+
+
+def test_a_mechanism_of_the_shrunk_input_alone_is_said_beside_what_is_known_of_its_original():
+    """The end token on both sides, then every sequence padded to a common width (4, the longest hypothesis plus its
+    end token). Shrunk (`SHRUNK_END`), the end token on both sides explains it. The original, THREE: hypotheses
+    [a b c </s>], [a </s> <pad> <pad>], [b </s> <pad> <pad>], references [a </s> <pad> <pad>], [a b </s> <pad>],
+    [b </s> <pad> <pad>], so c = 12, r = 12, 2 + 3 + 4 = 9 unigrams of 12 matched, BP 1 (hand-derived): no
+    explanation reproduces it (neither the end token alone, nor the end token with each side's own pads: r 9), only
+    what is known of it (its own statistics scored). That stays the name (a mechanism that explains only a small input
+    is weak evidence), and what is known says which mechanism explains the shrunk input."""
+    out = _shrunk_of_three({"seq": 2, "score": 9 / 12,
+                            "statistics": {"hyp_len": 12, "ref_len": 12, "matches": [9], "totals": [12], "bp": 1.0}})
     assert out.name == "other-counting-of-hyp_len"
     assert "its shrunk input alone is explained by end-token-on-both-sides" in out.description

@@ -168,6 +168,14 @@ NESTING_CASES = [
     # end token r 6)
     pytest.param(RAGGED, answer(E ** -1, 4, 8, 4, 4), declared.END_TOKEN_AND_PADDING_ON_BOTH,
                  id="end-token-on-references-and-padding-on-both-sides"),
+    # ("a b c" | "a"), ("a" | "a b"), ("b" | "b"), the end token on every hypothesis and every reference, then each
+    # side to its own longest (glm4-pads; tests/diagnose/test_cover.py's GLM-4 example): hypotheses "a b c </s>",
+    # "a </s> <pad> <pad>", "b </s> <pad> <pad>" (4 wide), references "a </s> <pad>", "a b </s>", "b </s> <pad>"
+    # (3 wide): m 2 + 2 + 3 = 7/12, c 12, r 9, BP 1 -> 7/12 (no pads: c 8, r 7; the end token on the references
+    # only: c 9, m 2 + 1 + 1). RAGGED would not do: its c 6, r 8, m 6/6 is also the corpus padded to 4 segments
+    pytest.param(request(("a b c", ["a"]), ("a", ["a b"]), ("b", ["b"])), answer(7 / 12, 12, 9, 7, 12),
+                 declared.END_TOKEN_AND_PADDING_ON_BOTH_SIDES,
+                 id="end-token-and-padding-on-both-sides"),
 ]
 
 

@@ -36,6 +36,7 @@ from oracle.diagnose.structure import (
     corpus_cut_to_last_segment,
     each_reference,
     each_side,
+    end_token_and_padding_on_both,
     end_token_on_both,
     end_token_on_references_and_common_padding,
     end_token_on_references_and_padding_on_both,
@@ -140,6 +141,10 @@ PADDING_TO_COMMON_LENGTH = "padding-counted-to-a-common-length"
 #: (the references' end token first, then the pads: a target decoded with its end symbol, then padded with the batch)
 END_TOKEN_AND_COMMON_PADDING = "end-token-on-references-and-padding-to-a-common-length"
 END_TOKEN_AND_PADDING_ON_BOTH = "end-token-on-references-and-padding-on-both-sides"
+#: (an end token on both sides, then each side padded to its own longest: one operator, a sequence decoded with its end
+#: token and the batch's pads, used on both sides; after `end-token-on-both-sides`, which names a request where the
+#: pads add nothing, as on one segment of one reference. glm4-pads: coverage of a seen bug, not generalisation)
+END_TOKEN_AND_PADDING_ON_BOTH_SIDES = "end-token-and-padding-on-both-sides"
 #: (a segment's line cut where the reader of the file it was written to ends a line: universal newlines at CR, LF and
 #: CR LF; `str.splitlines` at those and VT, FF, U+001C-U+001E, NEL, U+2028, U+2029. Where a segment holds only
 #: line ends both readers take, the two give the same lines and the first names it)
@@ -201,6 +206,7 @@ STRUCTURES: dict[str, Structure] = {structure.name: structure for structure in (
     Structure(PADDING_TO_COMMON_LENGTH, padding_to_common_length),
     Structure(END_TOKEN_AND_COMMON_PADDING, end_token_on_references_and_common_padding),
     Structure(END_TOKEN_AND_PADDING_ON_BOTH, end_token_on_references_and_padding_on_both),
+    Structure(END_TOKEN_AND_PADDING_ON_BOTH_SIDES, end_token_and_padding_on_both),
     Structure(LINES_CUT_AT_UNIVERSAL_NEWLINES, lines_cut_at_universal_newlines),
     Structure(LINES_CUT_AT_SPLITLINES_LINE_ENDS, lines_cut_at_splitlines_line_ends),
     *(Structure(name, reshape) for name, reshape in LEVEL_OPERATORS.items()),
@@ -261,6 +267,7 @@ STATISTICS_ONLY = frozenset({
     REFERENCE_STRINGS_AS_STREAMS, LAST_REFERENCE, *PADDED_CORPUS.values(), TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES,
     END_TOKEN_ON_BOTH, START_TOKEN_ON_BOTH, PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, PADDING_ON_BOTH,
     PADDING_TO_COMMON_LENGTH, END_TOKEN_AND_COMMON_PADDING, END_TOKEN_AND_PADDING_ON_BOTH, *LEVEL_OPERATORS,
+    END_TOKEN_AND_PADDING_ON_BOTH_SIDES,
 })
 
 #: The structures tried only where their counts are the returned ones, and named for a run's records only with
