@@ -40,6 +40,8 @@ from typing import Any, cast
 from oracle.formulas.tokenizers import tokenize
 from oracle.models.protocol import ScoreRequest, Segment
 
+from .errorcauses import SENTENCE_ENDS
+
 #: The most segments a pooled corpus is built for: every hypothesis against every reference costs the square of
 #: the corpus (a shrunk failing example has a handful; a 2,000-segment one would cost 4 million reference reads).
 #: Reference strings read as streams cost the same (each kept segment holds one reference per segment).
@@ -570,19 +572,13 @@ segments_joined_into_one.__doc__ = (
     "(the segments' level folded into the segment: a list of sentences joined with ' '.join before a sentence "
     "scorer); its n-grams across the joins count")
 
-#: The characters a sentence segmenter takes a token ending in for a sentence's end (nltk's sent_tokenize, a split on
-#: `". "`): the same as the error feature's (`oracle.diagnose.errorcauses.SENTENCE_ENDS`, where a reference cut into
-#: another number of sentences than its hypothesis makes such a caller raise).
-_SENTENCE_ENDS = (".", "!", "?")
-
-
 def _sentences(tokens: tuple[str, ...]) -> list[tuple[str, ...]]:
     """`tokens` cut after every token ending a sentence; tokens after the last end are one more sentence, and a text
     without tokens is one empty sentence."""
     sentences: list[tuple[str, ...]] = []
     start = 0
     for i, token in enumerate(tokens):
-        if token.endswith(_SENTENCE_ENDS):
+        if token.endswith(SENTENCE_ENDS):  # (the error feature's ends: `errorcauses`)
             sentences.append(tokens[start:i + 1])
             start = i + 1
     if start < len(tokens) or not sentences:

@@ -232,6 +232,7 @@ SIDE_OPERATORS: tuple[tuple[str, str, str, bool, bool, LengthReading | None], ..
      LengthReading(LINE_END_LENGTH, token_requests_only=not LINE_END_ON_TEXT_REQUESTS)),
 )
 
+
 def _side_pairs() -> dict[tuple[str, ...], Structure]:
     """Each side its own operator (side-kinds): the parts (a hypothesis-side operator's name, a reference-side
     operator's name) -> the `Structure` the pair reshapes the request by (`structure.each_side`), in the order
