@@ -48,6 +48,9 @@ arithmetic); Bleualign (BLEU as an alignment score, options only) and bitextor (
 moses_multi_bleu wrapper, a logging typo); naturalcc, SummEval, flores, nlp-recipes, fmeval, langcheck,
 Dive-into-DL-PyTorch, wmt2021_triangular_mt and multicaptioneval (no BLEU fix in their histories); simpletod,
 UBAR-MultiWOZ, BMT, RelGAN and BigDL (incomplete snapshots, not read); torch/rnn (read by an earlier set).
+Read after the pre-registration and its runs (17:14-17:16 UTC), none added (no second batch was pre-registered):
+ufal/treex's Perl BLEU (`Treex::Tool::Eval::Bleu` and the blocks before it: printing, options and a tokenisation
+mode, no fix of a score).
 
     python tests/fakes/realbleu_heldout12.py clean            # the control: correct under papineni
     python tests/fakes/realbleu_heldout12.py BUG              # one held-out bug (names in HELDOUT12_BUGS)
