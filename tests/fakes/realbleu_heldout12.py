@@ -50,7 +50,8 @@ Dive-into-DL-PyTorch, wmt2021_triangular_mt and multicaptioneval (no BLEU fix in
 UBAR-MultiWOZ, BMT, RelGAN and BigDL (incomplete snapshots, not read); torch/rnn (read by an earlier set).
 Read after the pre-registration and its runs (17:14-17:16 UTC), none added (no second batch was pre-registered):
 ufal/treex's Perl BLEU (`Treex::Tool::Eval::Bleu` and the blocks before it: printing, options and a tokenisation
-mode, no fix of a score).
+mode, no fix of a score) and baiyyang/BLEU (its brevity penalty moved from per-order to per-corpus code within a day of
+the script's writing: a day's development history).
 
     python tests/fakes/realbleu_heldout12.py clean            # the control: correct under papineni
     python tests/fakes/realbleu_heldout12.py BUG              # one held-out bug (names in HELDOUT12_BUGS)
