@@ -30,6 +30,7 @@ from fakes.realbleu_heldout8 import HELDOUT8_BUGS
 from fakes.realbleu_heldout9 import HELDOUT9_BUGS
 from fakes.realbleu_heldout10 import HELDOUT10_BUGS
 from fakes.realbleu_heldout11 import HELDOUT11_BUGS
+from fakes.realbleu_heldout12 import HELDOUT12_BUGS
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
@@ -49,9 +50,10 @@ COLLECTIONS = {
     "heldout9": (HELDOUT9_BUGS, "realbleu_heldout9.py", "test_real_bugs_heldout9.py"),
     "heldout10": (HELDOUT10_BUGS, "realbleu_heldout10.py", "test_real_bugs_heldout10.py"),
     "heldout11": (HELDOUT11_BUGS, "realbleu_heldout11.py", "test_real_bugs_heldout11.py"),
+    "heldout12": (HELDOUT12_BUGS, "realbleu_heldout12.py", "test_real_bugs_heldout12.py"),
 }
 HELD_OUT = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8",
-            "heldout9", "heldout10", "heldout11")
+            "heldout9", "heldout10", "heldout11", "heldout12")
 
 
 @pytest.mark.parametrize("collection", sorted(COLLECTIONS))
