@@ -654,7 +654,8 @@ def _footer(session, process, tracker, clock, error, interrupted):
 
 def _begun(settings, argv, handshake, header, process, writer, tracker, clock, total, report_dir, verb) -> Session:
     """After the handshake: the header written and the session made (`run_session`'s; the caller stops the process
-    if this raises). A profile the run refuses to judge under is a usage error, its stop line written first."""
+    if this raises, and only the caller). A profile the run refuses to judge under is a usage error, its stop line
+    written first."""
     profile = settings.profile or handshake.profile
     writer.write(
         Header(
@@ -668,7 +669,6 @@ def _begun(settings, argv, handshake, header, process, writer, tracker, clock, t
     )
     refusal = _refusal(profile, handshake.implementation.name, tracker)
     if refusal is not None:
-        process.stop()
         writer.write(_stopped(clock, tracker, EXIT_USAGE, error=refusal))
         raise BleuValueError(refusal)
     progress = Progress(total, enabled=not settings.quiet, label=verb)
