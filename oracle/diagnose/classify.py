@@ -409,6 +409,12 @@ class _Search:
         if self.spent > self.budget:
             raise _BudgetSpent
 
+    def answered_by(self, result):
+        """Whether `result` is the implementation's answer, score and counts: its score within the contract and every
+        statistic the implementation returned its own (`_statistics_differ`)."""
+        return within_contract(self.actual, score_of(result)) and _statistics_differ(
+            self.statistics, result, self.n) is None
+
     def reshaping(self, ctx, structure):
         """Before the oracle computes on the request as a `structure.Structure` reshapes it: what that costs beyond
         one candidate on the input (`structured_size`: a reshaped request can be many times larger, as hundreds of
@@ -1357,8 +1363,7 @@ def _by_departure(search):
         if result is None:  # it does not apply to this text: a cheap test, not charged
             continue
         search.charge()
-        if within_contract(search.actual, score_of(result)) and _statistics_differ(
-                search.statistics, result, search.n) is None:
+        if search.answered_by(result):
             found.append(Explanation((name,), _words(name), (("computation", name),), score_of(result)))
     return found
 
@@ -1413,8 +1418,7 @@ def _by_structure(search):
         if result is None:  # it does not apply to this request, or its counts are the oracle's: not charged
             continue
         search.charge()
-        if within_contract(search.actual, score_of(result)) and _statistics_differ(
-                search.statistics, result, search.n) is None:
+        if search.answered_by(result):
             found.append(Explanation((name,), _words(name), (("computation", name),), score_of(result)))
     return found
 
@@ -1463,8 +1467,7 @@ def _by_side_pairs(search):
         if result is None:
             continue
         search.charge()
-        if within_contract(search.actual, score_of(result)) and _statistics_differ(
-                search.statistics, result, search.n) is None:
+        if search.answered_by(result):
             found.append(Explanation(parts, f"{_EACH_SIDE}: {'; and '.join(_words(name) for name in parts)}",
                                      tuple(("computation", name) for name in parts), score_of(result)))
     return found

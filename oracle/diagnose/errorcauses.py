@@ -86,6 +86,8 @@ from oracle.formulas.conventions import Options
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
 
+from .sentences import SENTENCE_ENDS, sentences
+
 #: Every error cause's name starts so.
 PREFIX = "error-when-"
 #: A crash's (the process died on the input) and a hang's cause, named by the same features
@@ -469,19 +471,14 @@ def without_line_breaks(text: str) -> str:
     return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
 
 
-#: The characters a sentence segmenter takes a token ending in for a sentence's end (nltk's sent_tokenize,
-#: `text.split(". ")`).
-SENTENCE_ENDS = (".", "!", "?")
 #: What a sentence end becomes in the neighbour of "sentence counts differ": a comma, split off by a tokenizer as a
 #: period is (13a pads both alike), so the tokens and their count stay.
 _SENTENCE_END_REPLACEMENT = ","
 
 
 def _sentence_count(tokens: Sequence[str]) -> int:
-    """The sentences of a token sequence cut after every token ending a sentence: its sentence ends, and one more
-    where tokens follow the last end (a sequence without tokens is one empty sentence)."""
-    ends = sum(1 for token in tokens if token.endswith(SENTENCE_ENDS))
-    return ends + (not tokens or not tokens[-1].endswith(SENTENCE_ENDS))
+    """The sentences of a token sequence, cut by the rule the structural alternative pairs them by (`sentences`)."""
+    return len(sentences(tokens))
 
 
 def sentence_counts_differ(request: ScoreRequest) -> bool:

@@ -573,7 +573,9 @@ def halvings(exchange: Exchange, profile: str) -> int | None:
     """How many halvings a request's exp smoothing made: its orders with n-grams and no match, by the counts it
     answered (None when it answered a score without them); with a plan of metric states, each state's scores of
     the plan's earlier corpora too (`previous`, by the oracle's counts under `profile`: those are not answered);
-    0 for a request not exp-smoothed or not scored."""
+    0 for a request not exp-smoothed or not scored. Called once a reply (`Channel.collect`), so a request's earlier
+    corpora are scored once for it; nothing is kept between requests: few of a run's requests have earlier corpora,
+    and fewer share one."""
     request, reply = exchange.request, exchange.reply
     if request.smoothing.method != "exp" or reply.kind != "score" or reply.statistics is None:
         return 0 if request.smoothing.method != "exp" or reply.kind != "score" else None

@@ -40,7 +40,7 @@ from typing import Any, cast
 from oracle.formulas.tokenizers import tokenize
 from oracle.models.protocol import ScoreRequest, Segment
 
-from .errorcauses import SENTENCE_ENDS
+from .sentences import sentences
 
 #: The most segments a pooled corpus is built for: every hypothesis against every reference costs the square of
 #: the corpus (a shrunk failing example has a handful; a 2,000-segment one would cost 4 million reference reads).
@@ -572,19 +572,6 @@ segments_joined_into_one.__doc__ = (
     "(the segments' level folded into the segment: a list of sentences joined with ' '.join before a sentence "
     "scorer); its n-grams across the joins count")
 
-def _sentences(tokens: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """`tokens` cut after every token ending a sentence; tokens after the last end are one more sentence, and a text
-    without tokens is one empty sentence."""
-    sentences: list[tuple[str, ...]] = []
-    start = 0
-    for i, token in enumerate(tokens):
-        if token.endswith(SENTENCE_ENDS):  # (the error feature's ends: `errorcauses`)
-            sentences.append(tokens[start:i + 1])
-            start = i + 1
-    if start < len(tokens) or not sentences:
-        sentences.append(tokens[start:])
-    return sentences
-
 
 def texts_cut_into_sentences_paired_by_position(segments: Sequence[Segment], text: Any,
                                                 options: Any) -> list[Pair] | None:
@@ -598,8 +585,8 @@ def texts_cut_into_sentences_paired_by_position(segments: Sequence[Segment], tex
     `sentence-counts-differ`)"""
     out: list[Pair] = []
     for hypothesis, references in _pairs(segments):
-        pieces = _sentences(hypothesis)
-        columns = [_sentences(reference) for reference in references]
+        pieces = sentences(hypothesis)
+        columns = [sentences(reference) for reference in references]
         if any(len(column) != len(pieces) for column in columns):
             return None
         out.extend((piece, tuple(column[k] for column in columns)) for k, piece in enumerate(pieces))

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import shlex
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from oracle import __version__
 from oracle.diagnose import discrepancies
@@ -46,6 +48,7 @@ from oracle.models.outcomes import (
     RIDING_KINDS,
     Outcome,
 )
+from oracle.models.protocol import Handshake
 from oracle.models.results import (
     Footer,
     Header,
@@ -93,7 +96,14 @@ from .stages import (
     recorded_request,
     selected,  # noqa: F401 (re-exported: commands/check.py)
 )
-from .transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT, HandshakeError, ImplementationProcess, RestartBudget
+from .transport import (
+    DEFAULT_MAX_RESTARTS,
+    DEFAULT_TIMEOUT,
+    HandshakeError,
+    ImplementationProcess,
+    RestartBudget,
+    Transport,
+)
 from .work.cases import run_cases, run_replay
 from .work.examples import ExampleInputs, judge_example
 
@@ -571,108 +581,120 @@ def _refusal(profile: str, implementation: str, tracker: BaselineTracker) -> str
     return tracker.another(implementation, profile)
 
 
-@dataclass(frozen=True)
-class _Clock:
-    """A run's clock readings for its header and footer: none (an empty time, 0 s) where the stream keeps none."""
+@dataclass
+class _Run:
+    """What one run carries through its phases, from the handshake to the footer (`run_session`'s: one object
+    carries everything the run is, its methods are the phases): the settings and the implementation's command, what
+    the header records of them, the implementation's transport, the results' writer, the baseline's tracker, where
+    the report goes, and the run's clock (none in the stream where `settings.timings` is False: an empty time, 0 s)."""
 
+    settings: SessionSettings
+    argv: Sequence[str]
+    recorded: RunSettings
+    process: Transport
+    writer: ResultsWriter
+    tracker: BaselineTracker
+    report_dir: str | os.PathLike[str]
     started: float
-    timings: bool
+
+    def __post_init__(self) -> None:
+        #: the header's fields known before the handshake
+        self.header = {"suite_version": SUITE_VERSION, "oracle_version": __version__, "settings": self.recorded,
+                       "started": self.now()}
 
     def now(self) -> str:
-        return now() if self.timings else ""
+        return now() if self.settings.timings else ""
 
     def elapsed(self) -> float:
-        return round(time.perf_counter() - self.started, 3) if self.timings else 0.0
+        return round(time.perf_counter() - self.started, 3) if self.settings.timings else 0.0
 
-
-def _stopped(clock: _Clock, tracker: BaselineTracker, code: int, **fields) -> Footer:
-    """The footer of a run stopped before any input was judged."""
-    return Footer(
-        counts=count_outcomes(),
-        baseline=tracker.summary(),
-        gate="fail",
-        exit_code=code,
-        restarts=0,
-        duration=clock.elapsed(),
-        finished=clock.now(),
-        **fields,
-    )
-
-
-def _undrivable(writer, header, settings, verb, exc, clock, tracker):
-    """The header and footer of a run whose implementation could not be driven, and why, on stderr."""
-    writer.write(
-        Header(**header, judged_profile=settings.profile, handshake_error=str(exc), handshake_stderr=exc.stderr)
-    )
-    writer.write(_stopped(clock, tracker, EXIT_UNDRIVABLE))
-    print(shown(f"bleu-oracle {verb}: the implementation could not be driven: {exc}"), file=sys.stderr)
-    if exc.stderr.strip():
-        print("its stderr:\n" + shown(exc.stderr.rstrip()[-2000:], lines=True), file=sys.stderr)
-
-
-def _worked(session, process, work, require_judged):
-    """Run `work(session)`, then stop the process: (the BleuOracleError it raised or None, the exit code of a stop
-    signal or None). `require_judged`: a run that judged nothing is such an error too."""
-    error = interrupted = None
-    try:
-        work(session)
-    except BleuOracleError as exc:
-        error = exc
-    except (KeyboardInterrupt, Interrupted) as exc:  # ^C or SIGTERM: stop, and say so in the footer
-        interrupted = exit_code_of(exc)
-    finally:
-        process.stop()
-        session.progress.finish()
-    if require_judged and error is None and interrupted is None and not session.judged():
-        error = BleuValueError(session.nothing_judged())
-    return error, interrupted
-
-
-def _footer(session, process, tracker, clock, error, interrupted):
-    """(the exit code, the footer) of a run that judged its inputs: counts, gate, restarts, coverage, causes."""
-    gate_failed = tracker.gate_failed()
-    code = interrupted or (EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK))
-    coverage = session.coverage.table(
-        session.capabilities, uniform_only=PROFILES[session.profile].options.uniform_weights_only
-    )
-    return code, Footer(
-        counts=dict(session.counts),
-        baseline=tracker.summary(),
-        gate="fail" if gate_failed or error or interrupted else "pass",
-        exit_code=code,
-        restarts=process.restarts + session.worker_restarts,
-        duration=clock.elapsed(),
-        finished=clock.now(),
-        error=str(error) if error else None,
-        interrupted=True if interrupted else None,
-        examples=session.examples_run,
-        time_budget_spent=session.budget_spent,
-        coverage=coverage,
-        causes=run_causes(session.root_causes),
-    )
-
-
-def _begun(settings, argv, handshake, header, process, writer, tracker, clock, total, report_dir, verb) -> Session:
-    """After the handshake: the header written and the session made (`run_session`'s; the caller stops the process
-    if this raises). A profile the run refuses to judge under is a usage error, its stop line written first."""
-    profile = settings.profile or handshake.profile
-    writer.write(
-        Header(
-            **header,
-            implementation=handshake.implementation,
-            profile=handshake.profile,
-            judged_profile=profile,
-            capabilities=handshake.capabilities,
-            handshake_stderr=process.take_stderr(),
+    def stopped(self, code: int, **fields: Any) -> Footer:
+        """The footer of a run stopped before any input was judged."""
+        return Footer(
+            counts=count_outcomes(),
+            baseline=self.tracker.summary(),
+            gate="fail",
+            exit_code=code,
+            restarts=0,
+            duration=self.elapsed(),
+            finished=self.now(),
+            **fields,
         )
-    )
-    refusal = _refusal(profile, handshake.implementation.name, tracker)
-    if refusal is not None:
-        process.stop()
-        writer.write(_stopped(clock, tracker, EXIT_USAGE, error=refusal))
-        raise BleuValueError(refusal)
-    progress = Progress(total, enabled=not settings.quiet, label=verb)
-    return Session(settings, argv, profile, process, writer, tracker, progress, work_dir=report_dir)
+
+    def undrivable(self, exc: HandshakeError) -> None:
+        """The header and footer of a run whose implementation could not be driven, and why, on stderr."""
+        self.writer.write(Header(**self.header, judged_profile=self.settings.profile, handshake_error=str(exc),
+                                 handshake_stderr=exc.stderr))
+        self.writer.write(self.stopped(EXIT_UNDRIVABLE))
+        print(shown(f"bleu-oracle {self.recorded.verb}: the implementation could not be driven: {exc}"),
+              file=sys.stderr)
+        if exc.stderr.strip():
+            print("its stderr:\n" + shown(exc.stderr.rstrip()[-2000:], lines=True), file=sys.stderr)
+
+    def begun(self, handshake: Handshake, total: int) -> Session:
+        """After the handshake: the header written and the session made (the caller stops the process if this
+        raises, and only the caller). A profile the run refuses to judge under is a usage error, its stop line
+        written first."""
+        profile = self.settings.profile or handshake.profile
+        self.writer.write(
+            Header(
+                **self.header,
+                implementation=handshake.implementation,
+                profile=handshake.profile,
+                judged_profile=profile,
+                capabilities=handshake.capabilities,
+                handshake_stderr=self.process.take_stderr(),
+            )
+        )
+        refusal = _refusal(profile, handshake.implementation.name, self.tracker)
+        if refusal is not None:
+            self.writer.write(self.stopped(EXIT_USAGE, error=refusal))
+            raise BleuValueError(refusal)
+        progress = Progress(total, enabled=not self.settings.quiet, label=self.recorded.verb)
+        return Session(self.settings, self.argv, profile, self.process, self.writer, self.tracker, progress,
+                       work_dir=self.report_dir)
+
+    def worked(self, session: Session, work: Callable[[Session], object],
+               require_judged: bool) -> tuple[BleuOracleError | None, int | None]:
+        """Run `work(session)`, then stop the process: (the BleuOracleError it raised or None, the exit code of a
+        stop signal or None). `require_judged`: a run that judged nothing is such an error too."""
+        error: BleuOracleError | None = None
+        interrupted: int | None = None
+        try:
+            work(session)
+        except BleuOracleError as exc:
+            error = exc
+        except (KeyboardInterrupt, Interrupted) as exc:  # ^C or SIGTERM: stop, and say so in the footer
+            interrupted = exit_code_of(exc)
+        finally:
+            self.process.stop()
+            session.progress.finish()
+        if require_judged and error is None and interrupted is None and not session.judged():
+            error = BleuValueError(session.nothing_judged())
+        return error, interrupted
+
+    def footer(self, session: Session, error: BleuOracleError | None, interrupted: int | None) -> tuple[int, Footer]:
+        """(the exit code, the footer) of a run that judged its inputs: counts, gate, restarts, coverage, causes."""
+        gate_failed = self.tracker.gate_failed()
+        code = interrupted or (EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK))
+        coverage = session.coverage.table(
+            session.capabilities, uniform_only=PROFILES[session.profile].options.uniform_weights_only
+        )
+        return code, Footer(
+            counts=dict(session.counts),
+            baseline=self.tracker.summary(),
+            gate="fail" if gate_failed or error or interrupted else "pass",
+            exit_code=code,
+            restarts=self.process.restarts + session.worker_restarts,
+            duration=self.elapsed(),
+            finished=self.now(),
+            error=str(error) if error else None,
+            interrupted=True if interrupted else None,
+            examples=session.examples_run,
+            time_budget_spent=session.budget_spent,
+            coverage=coverage,
+            causes=run_causes(session.root_causes),
+        )
 
 
 def run_session(
@@ -695,27 +717,24 @@ def run_session(
     configuration error then (False in a `--jobs` worker: its parent read it already, and the worker reads it only
     when it classifies a failure; reading it costs a worker about 60 ms of CPU).
     """
-    clock = _Clock(time.perf_counter(), settings.timings)
+    started = time.perf_counter()
     if check_discrepancies:
         discrepancies.check()  # an unreadable discrepancies.yaml is a configuration error before anything starts
     process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
-    verb = recorded.verb
     with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:
-        header = {"suite_version": SUITE_VERSION, "oracle_version": __version__, "settings": recorded,
-                  "started": clock.now()}
+        run = _Run(settings, argv, recorded, process, writer, tracker, report_dir, started)
         try:
             handshake = process.start()
         except HandshakeError as exc:
-            _undrivable(writer, header, settings, verb, exc, clock, tracker)
+            run.undrivable(exc)
             return EXIT_UNDRIVABLE, None
-        try:  # (from here `_worked` stops the process; until then, whatever ends the run stops it here)
-            session = _begun(settings, argv, handshake, header, process, writer, tracker, clock, total, report_dir,
-                             verb)
+        try:  # (from here `worked` stops the process; until then, whatever ends the run stops it here)
+            session = run.begun(handshake, total)
         except BaseException:
             process.stop()
             raise
-        error, interrupted = _worked(session, process, work, require_judged)
-        code, footer = _footer(session, process, tracker, clock, error, interrupted)
+        error, interrupted = run.worked(session, work, require_judged)
+        code, footer = run.footer(session, error, interrupted)
         writer.write(footer)
     if error:
         raise error

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from decimal import Decimal
 from itertools import combinations
+from pathlib import Path
 
 import pytest
 
@@ -36,7 +37,14 @@ from oracle.diagnose.mechanisms.counting import CAPPED_SIDES, COUNTING_ALTERNATI
 from oracle.diagnose.mechanisms.errors import FEATURES, LAST_RESORT, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
-from oracle.diagnose.mechanisms.structure import LEVEL_OPERATORS, ONE_SIDE_FOLDS, STATISTICS_ONLY, STRUCTURES
+from oracle.diagnose.mechanisms.structure import (
+    LEVEL_OPERATORS,
+    ONE_SIDE_FOLDS,
+    SIDE_OPERATORS,
+    SIDE_PAIRS,
+    STATISTICS_ONLY,
+    STRUCTURES,
+)
 from oracle.diagnose.mechanisms.text import DEPARTURES
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
 from oracle.doctor import search
@@ -308,3 +316,13 @@ def test_one_float32_tolerance_for_the_classifier_and_doctor():
 def test_an_explanation_is_described_from_the_catalogue(name, words):
     # a written name (a record's, a baseline's) is read into its parts at the boundary, then described part by part
     assert classify.Explanation(parse_cause(name), "").catalogue_description.startswith(words)
+
+
+def test_the_side_pair_counts_docs_mechanisms_states_are_the_catalogues():
+    """docs/mechanisms.md says how many side pairs the pair tier tries and what one more side operator would add;
+    the numbers are read here from the catalogue, so that a catalogue grown fails this test instead of leaving them
+    stale (as its count of level operators was, 26 for 30)."""
+    document = Path(__file__).resolve().parents[2] / "docs" / "mechanisms.md"
+    text = " ".join(document.read_text(encoding="utf-8").split())
+    assert f"every hypothesis-side operator with every reference-side one ({len(SIDE_PAIRS)} pairs)" in text
+    assert f"would add 2 x {len(SIDE_OPERATORS)} pairs to the pair tier" in text

@@ -16,7 +16,8 @@ Command-line flags every script accepts:
   --no-stats                  do not return statistics
   --chatty                    write 200 kB to stderr on every request
   --uniform                   declare uniform weights only
-  --touch FILE                create FILE when started (a test's proof that the implementation ran)
+  --touch FILE                write FILE when started, holding this process's id (a test's proof that the
+                              implementation ran, and of which process)
   --name NAME                 the implementation's name in the handshake (default fakebleu+BUGS)
   --hang-note DIR             (hang-seq-2) create DIR/hanging-PID before hanging
   --flaky-errors              (nondeterministic) answer an error, not a perturbed score, on a wrong turn
@@ -414,7 +415,8 @@ def serve(*bugs, name=None):
     if "--name" in argv:
         name = argv[argv.index("--name") + 1]
     if "--touch" in argv:
-        open(argv[argv.index("--touch") + 1], "w").close()
+        with open(argv[argv.index("--touch") + 1], "w") as touched:
+            touched.write(str(os.getpid()))
     bugs = set(bugs)
     for bug in bugs:
         if bug not in MUTATIONS and bug not in BEHAVIOURS:

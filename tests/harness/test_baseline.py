@@ -54,7 +54,8 @@ def for_the_next_version(baseline, fake_name):
 def test_a_baseline_of_another_implementation_or_profile_does_not_gate(tmp_path, capsys):
     """A reviewed baseline forgives the deviations of the implementation (and profile) it was written for: given
     to another, its `cause:` and `random:` entries would make that one's gate green on deviations nobody
-    reviewed for it."""
+    reviewed for it. The refusal comes after the handshake: its stop line (the footer) is written, and the
+    implementation it started is stopped (its process is gone when `check` returns)."""
     first = tmp_path / "first"
     check(first, fake("mutant_ties_longer"), examples=20)
     baseline = baseline_from(tmp_path, first)
@@ -65,7 +66,10 @@ def test_a_baseline_of_another_implementation_or_profile_does_not_gate(tmp_path,
     err = capsys.readouterr().err
     assert "was written for implementation 'fakebleu+ties-longer', not 'otherbleu'" in err, err
     assert len(err.strip().splitlines()) == 1
-    assert results(tmp_path / "other").footer.gate == "fail"
+    footer = results(tmp_path / "other").footer
+    assert footer.gate == "fail" and footer.exit_code == 2 and "not 'otherbleu'" in footer.error, footer
+    with pytest.raises(ProcessLookupError):  # stopped and waited for: not even a zombie is left
+        os.kill(int(marker.read_text()), 0)
     assert check(tmp_path / "profile", fake("mutant_ties_longer"), "--profile", "nltk", "--baseline", baseline,
                  examples=20) == 2
     assert "profile 'papineni', not 'nltk'" in capsys.readouterr().err

@@ -93,7 +93,8 @@ def known_names() -> tuple[str, ...]:
 
     Kept per catalogue (the catalogue and the computations as they are: their objects and sizes, so a catalogue
     replaced or grown is read afresh): every replay of an explanation checks its computations' names here (1.5 ms a
-    reading of the 274 mechanisms; 130 in one failing run's probes, told apart: benchmarks/README.md, shrink-cost)."""
+    reading of the catalogue, of 274 mechanisms when it was measured; 130 in one failing run's probes, told apart:
+    benchmarks/README.md, shrink-cost)."""
     key = (id(CATALOGUE), len(CATALOGUE), id(COMPUTATIONS), len(COMPUTATIONS))
     kept = _KNOWN_NAMES.get(key)
     if kept is None:

@@ -276,7 +276,8 @@ STATISTICS_ONLY = frozenset({
 #: an instance, one of them fits a record by chance where what it takes away counted nothing (the last token of a
 #: reference that matched nothing, whose r the implementation got otherwise); `other-counting-of-<layer>` stays among
 #: such a record's fits. Never tried as a computation on the score alone nor
-#: in the generic tier (each would be the oracle run once more on every search that returns statistics, 26 of them):
+#: in the generic tier (each would be the oracle run once more on every search that returns statistics, one run a
+#: level operator):
 #: a search reshapes the request (a pass over its tokens), compares the reshaped lengths with the returned c and r
 #: (`classify._lengths_may_be`), and only then computes the oracle on it (`classify._by_structure`, and the pair tier,
 #: `classify._by_structure_with_stage`).
