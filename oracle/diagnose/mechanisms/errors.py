@@ -241,6 +241,13 @@ FACES: tuple[Feature, ...] = (
     # `math.exp(1 - 1. / ratio)`): one non-empty hypothesis anywhere in the corpus answers
     errorcauses.every_segment(next(f for f in FEATURES if f.name == "hypothesis-empty"), "hypotheses-all-empty",
                               "every hypothesis of the corpus is empty (c = 0)"),
+    # a token's line end: which reader cuts there and on which side. A caller that writes each side's segments one a
+    # line and reads them back cuts a segment at a line end its reader takes: `str.splitlines` at every one of
+    # OTHER_LINE_ENDS (tensorflow/tensor2tensor's bleu_wrapper before its fix read both files so), universal
+    # newlines at a lone CR only (a file opened in text mode without `newline='\n'`), and only the side it reads
+    # so (the reference files of a scorer taking the hypotheses from a stream). Narrowest first: a reference's lone
+    # CR, then a hypothesis's, then a lone CR on either side, then a line end of either side alone
+    *errorcauses.line_end_faces(next(f for f in FEATURES if f.name == "token-with-line-end")),
 )
 
 #: Features bounded by an order bound found beside them (`errorcauses.OrderFace`): an order only matters where some
