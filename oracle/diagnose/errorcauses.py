@@ -591,6 +591,30 @@ def one_segment_given_twice(request: ScoreRequest) -> ScoreRequest | None:
     return request.model_copy(update={"level": "corpus", "segments": request.segments * 2})
 
 
+def one_segment_beside_an_empty_hypothesis(request: ScoreRequest) -> ScoreRequest | None:
+    """A request of one segment given a second, at corpus level, whose hypothesis is empty and whose references are
+    the first's: the segments two, and the hypothesis length c, every hypothesis n-gram and its matches as they were
+    (only r and the references' n-grams grow). None for another request, or a stateful one."""
+    if len(request.segments) != 1 or request.stateful is not None:
+        return None
+    first = request.segments[0]
+    added = Segment(hypothesis=_sequence(request, []), references=first.references)
+    return request.model_copy(update={"level": "corpus", "segments": (first, added)})
+
+
+def one_segment_made_two(request: ScoreRequest) -> Iterator[ScoreRequest]:
+    """The neighbours of "the corpus has one segment", both asked (`_Probing.answered_without`: a feature taken away
+    several ways is needed only where each way stops the error): the segment given twice (every count doubled, each
+    segment's features kept), and the segment beside one of an empty hypothesis (c and the hypothesis n-grams kept).
+    The first alone takes a corpus total away with the segment count (c = 1 doubled is 2): a trigger on that total
+    would be named by the count; the second keeps the total, so the count is named only where it alone stops the
+    error. Where the hypothesis is empty the two are one corpus of the same counts, both asked."""
+    for edit in (one_segment_given_twice, one_segment_beside_an_empty_hypothesis):
+        changed = edit(request)
+        if changed is not None:
+            yield changed
+
+
 def longest_text_one_token(request: ScoreRequest) -> bool:
     """Whether the longest hypothesis or reference has exactly one token (every text at most one, some one): the
     padded length of a batch of token ids is then 1 (a text request split as its tokenizer splits it)."""

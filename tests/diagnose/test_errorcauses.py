@@ -923,6 +923,35 @@ def test_the_probes_that_tell_a_line_end_apart_are_on_both_sides_of_its_boundari
         "error-when-token-with-carriage-return")
 
 
+def chen_cherry_4_divides_by_log_c(r):
+    """nltk's method4 (`incvnt = i + 1 * self.k / math.log(hyp_len)`, hyp_len the corpus's hypothesis length c,
+    guarded against c = 0 only): chen-cherry-4, c = 1 over the corpus, and an order with n-grams none of which match
+    divides by ln(1) = 0, however many segments hold the corpus."""
+    if r.smoothing.method != "chen-cherry-4" or sum(len(s.hypothesis) for s in r.segments) != 1:
+        return False
+    for n in range(1, len(r.weights) + 1):
+        grams = [(g, s) for s in r.segments for g in _ngrams(s.hypothesis, n)]
+        if grams and not any(g in _ngrams(ref, n) for g, s in grams for ref in s.references):
+            return True
+    return False
+
+
+def test_the_segment_count_is_not_named_for_a_corpus_total_it_took_away():
+    """"a" against "b" under chen-cherry-4: the one segment given twice (c = 2) is answered, but so would any second
+    segment with a hypothesis token; the segment beside one of an empty hypothesis (c = 1 kept, two segments) still
+    errs: the count is no part of it, and the trigger is named without it (its other parts, each confirmed: the
+    hypothesis given a second token answers, smoothing none answers, the hypothesis as a reference answers)."""
+    failing = request(smoothing={"method": "chen-cherry-4"}, segments=[{"hypothesis": ["a"], "references": [["b"]]}])
+    ask = asking(chen_cherry_4_divides_by_log_c)
+    cause = error_cause(failing, ask, methods=(*METHODS, "chen-cherry-4"))
+    assert cause is not None and cause.name == (
+        "error-when-hypothesis-one-token-and-smoothing-chen-cherry-4-and-precision-zero"), cause
+    beside = [p for p in ask.asked if len(p.segments) == 2 and p.segments[1].hypothesis == ()]
+    assert beside and beside[0].segments[1].references == (("b",),) and chen_cherry_4_divides_by_log_c(beside[0])
+    # where the count alone is the trigger, both of its neighbours answer and it stays named
+    assert error_cause(failing, asking(one_segment), methods=METHODS).name == "error-when-segments-one"
+
+
 def test_the_line_end_faces_are_held_and_described_as_stated():
     assert holds("error-when-reference-token-with-carriage-return", CR_IN_REFERENCE)
     assert not holds("error-when-reference-token-with-carriage-return", CR_IN_HYPOTHESIS)

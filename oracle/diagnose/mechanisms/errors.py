@@ -37,7 +37,7 @@ from oracle.diagnose.errorcauses import (
     longest_text_one_token,
     one_neighbour,
     one_reference_doubled,
-    one_segment_given_twice,
+    one_segment_made_two,
     one_text_lengthened,
     one_token_hypotheses_lengthened,
     other_level,
@@ -170,9 +170,11 @@ FEATURES: tuple[Feature, ...] = (
     # crashes: a crash named by a necessary condition or not at all; each is general, none a bug's own spelling) --
     # an in-graph metric squeezing every axis of size 1 (tensor2tensor's `tf.squeeze(outputs)` before compute_bleu)
     # loses the batch axis on a batch of one segment; so does a reader that takes a single item for a list of them.
-    # Its neighbour gives the one segment twice (at corpus level): every count doubled, each segment's features kept
+    # Its neighbours give the one segment twice (at corpus level): every count doubled, each segment's features kept;
+    # and the one segment beside one of an empty hypothesis: c and the hypothesis n-grams kept, so that a trigger on
+    # a corpus total (nltk's chen-cherry-4 dividing by ln(c), c = 1) is not named by the count (error-boundaries)
     Feature("segments-one", "the corpus has exactly one segment (a sentence request's one, or a corpus of one)",
-            "segments", lambda r: len(r.segments) == 1, one_neighbour(one_segment_given_twice)),
+            "segments", lambda r: len(r.segments) == 1, one_segment_made_two),
     # a length rule that walks the references keeping the closest so far, and misbehaves on a tie with a shorter one
     # met later (sacrebleu 1.0.x's `closest_len = len` stored the built-in on it); its neighbour swaps the two tied
     # references, the tie kept, so its answer is about their order
