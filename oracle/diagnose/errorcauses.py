@@ -67,6 +67,16 @@ search's bound. The ninth held-out set's two error bugs came to this (benchmarks
 from its broader and narrower neighbours"): each named by the broader face of its trigger, which its shrunk input,
 one segment, or an order and a text both at the threshold, could not tell from the narrower.
 
+A token's line end has faces of two kinds (`line_end_faces`): which reader cuts there (a lone carriage return, a line
+end for universal newlines, against every line end `str.splitlines` takes) and which side holds it (a reference's
+token, a hypothesis's). A face is named only where each of its neighbours is answered, one per way it narrows the
+feature: the side's lone CRs made U+2028 (a line end `str.splitlines` alone takes), the line end moved to the other
+side; a face one of whose neighbours cannot be built is not asked. The fifth held-out set's reference file read with
+universal newlines was named by the broader `token-with-line-end` (benchmarks/README.md, "An error's trigger at its
+own boundary"). And "the corpus has one segment" has two neighbours, both asked: the segment given twice, and the
+segment beside one whose hypothesis is empty (c and the hypothesis n-grams kept), so that a trigger on a corpus
+total the doubling takes away (c = 1) is not named by the count.
+
 `holds(name, request, features)` says whether a request has the features a cause names, without asking anything:
 an error that was not shrunk is named by a cause its kind's shrunk errors were given, where its input holds it.
 
