@@ -514,25 +514,35 @@ def line_end_moved(request: ScoreRequest, side: str, *, carriage_return: bool) -
     """The line ends of `side`'s tokens (every one of OTHER_LINE_ENDS, or with `carriage_return` the lone carriage
     returns) made spaces (`without_line_ends`: whitespace still, a line end for no reader), and the first token of the
     other side, in the first segment that has one, given the first of them found at its end: a line end of that kind
-    is still held, now on the other side alone, every token count kept. None where `side` holds none, or the other
-    side has no token."""
+    is still held, now on the other side alone, every token count kept; where the other side has no token, its first
+    sequence is given one, a letter found nowhere in the input and the line end. None where `side` holds none, or the
+    other side has no sequence."""
     pattern = _LONE_CARRIAGE_RETURN if carriage_return else _OTHER_LINE_END
     found = next((m.group() for t in side_tokens(request, side) for m in (pattern.search(t),) if m), None)
     if found is None:
         return None
     changed = _side_changed(request, side, lambda t: pattern.sub(" ", t))
     other = SIDES[1 - SIDES.index(side)]
-    for index, segment in enumerate(changed.segments):
-        sequences = (segment.hypothesis,) if other == "hypothesis" else segment.references
-        at = next((k for k, sequence in enumerate(sequences) if sequence), None)
-        if at is None:
-            continue
-        given = tuple((sequence[0] + found, *sequence[1:]) if k == at else sequence
-                      for k, sequence in enumerate(sequences))
-        segment = (Segment(hypothesis=given[0], references=segment.references) if other == "hypothesis"
-                   else Segment(hypothesis=segment.hypothesis, references=given))
+
+    def sequences_of(segment: Segment) -> tuple:
+        return (segment.hypothesis,) if other == "hypothesis" else segment.references
+
+    def given(index: int, at: int, sequence: tuple) -> ScoreRequest:
+        segment = changed.segments[index]
+        sequences = tuple(sequence if k == at else x for k, x in enumerate(sequences_of(segment)))
+        segment = (Segment(hypothesis=sequences[0], references=segment.references) if other == "hypothesis"
+                   else Segment(hypothesis=segment.hypothesis, references=sequences))
         return _with_segments(changed, (segment if i == index else s for i, s in enumerate(changed.segments)))
-    return None
+    for index, segment in enumerate(changed.segments):
+        at = next((k for k, sequence in enumerate(sequences_of(segment)) if sequence), None)
+        if at is not None:
+            first = sequences_of(segment)[at]
+            return given(index, at, (first[0] + found, *first[1:]))
+    # the other side has no token: its first sequence given one, a letter found nowhere in the input and the line end
+    # (the emptiness taken away with it: the neighbour is asked only where that emptiness is no part of the cause)
+    token = _unmatched_token(request)
+    holding = next((i for i, s in enumerate(changed.segments) if sequences_of(s)), None)
+    return None if token is None or holding is None else given(holding, 0, (token + found,))
 
 
 def texts_of(request: ScoreRequest) -> Iterator[str]:
@@ -1325,8 +1335,9 @@ def _every_face(probing: _Probing, part: str, every: Sequence[ScoreRequest]) -> 
     every-quantified face's one neighbour is the failing input with one more segment without the feature (a corpus of
     one segment could not tell "some segment" from "every segment"); a line end's faces (`line_end_faces`) have one
     for each way they narrow it, which reader's line end (a lone CR made one only `str.splitlines` takes) and which
-    side (the line end moved to the other side), each on the other side of its own boundary. A face none of whose
-    neighbours can be built is not named: the probes cannot tell it from `part`."""
+    side (the line end moved to the other side), each on the other side of its own boundary. A face one of whose
+    neighbours cannot be built, or takes away another feature of the cause with it, is not named: the probes cannot
+    tell it from `part`."""
     broader = probing.features.by_name.get(part)
     if broader is None:
         return part
@@ -1334,7 +1345,8 @@ def _every_face(probing: _Probing, part: str, every: Sequence[ScoreRequest]) -> 
         if not all(face.holds(request) for request in every):
             continue
         neighbours = [n for n in probing.without(face) if broader.holds(n)]
-        if neighbours and all(probing.errs(n) is False for n in neighbours):
+        built = [n for n in face.neighbours(probing.failing) if n != probing.failing and not face.holds(n)]
+        if neighbours and len(neighbours) == len(built) and all(probing.errs(n) is False for n in neighbours):
             return face.name
     return part
 

@@ -916,11 +916,17 @@ def test_the_probes_that_tell_a_line_end_apart_are_on_both_sides_of_its_boundari
     sent = [(p.segments[0].hypothesis, p.segments[0].references) for p in ask.asked if len(p.segments) == 1]
     assert (("a", "b"), (("a\u2028b",),)) in sent, sent
     assert (("a\r", "b"), (("a b",),)) in sent, sent
-    # where no probe can be built the broader name stays: an empty hypothesis has no token to move the CR to, and the
-    # CR made U+2028 alone cannot tell a reference's CR from any token's
+    # an empty hypothesis ("" against "a\rb") is given a token of a letter found nowhere and the CR ("z\r"): asked
+    # where its emptiness is no part of the cause (the hypothesis given a token still errs), and answered
     failing = request(segments=[{"hypothesis": [], "references": [["a\rb"]]}])
-    assert error_cause(failing, asking(universal_newlines_references), methods=METHODS).name == (
-        "error-when-token-with-carriage-return")
+    ask = asking(universal_newlines_references)
+    assert error_cause(failing, ask, methods=METHODS).name == "error-when-reference-token-with-carriage-return"
+    assert any(p.segments[0].hypothesis == ("z\r",) and p.segments[0].references == (("a b",),) for p in ask.asked)
+    # where that emptiness is part of the cause (a reader erring on an empty hypothesis with a reference's CR), the
+    # probe is not asked (it would take the emptiness away too), and the CR made U+2028 alone names the reader only
+    both = lambda r: universal_newlines_references(r) and any(not s.hypothesis for s in r.segments)  # noqa: E731
+    assert error_cause(failing, asking(both), methods=METHODS).name == (
+        "error-when-hypothesis-empty-and-token-with-carriage-return")
 
 
 def chen_cherry_4_divides_by_log_c(r):
