@@ -107,7 +107,7 @@ def splitlines_references(r):
 
 
 def splitlines_both(r):
-    """`str.splitlines` on both files, the line counts asserted equal (tensor2tensor's bleu_wrapper): a line end in
+    """`str.splitlines` on both files, the line counts asserted equal: a line end in
     one side's token alone errs (the inputs here hold one on one side only)."""
     return any(SPLITLINES_LINE_END.search(t) for side in ("hypothesis", "references") for t in _tokens_of_side(r, side))
 
@@ -894,7 +894,7 @@ NEL_IN_REFERENCE = request(segments=[{"hypothesis": ["a", "b"], "references": [[
     # str.splitlines on the reference files alone: U+2028 still errs, the line end moved to the hypothesis answers
     (splitlines_references, CR_IN_REFERENCE, "error-when-reference-token-with-line-end"),
     (splitlines_references, NEL_IN_REFERENCE, "error-when-reference-token-with-line-end"),
-    # str.splitlines on both files (tensor2tensor's bleu_wrapper): U+2028 errs, the line end moved errs: the broader
+    # str.splitlines on both files: U+2028 errs, the line end moved errs: the broader
     # name is confirmed and stays
     (splitlines_both, CR_IN_REFERENCE, "error-when-token-with-line-end"),
     (splitlines_both, CR_IN_HYPOTHESIS, "error-when-token-with-line-end"),

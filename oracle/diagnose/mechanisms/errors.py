@@ -245,10 +245,9 @@ FACES: tuple[Feature, ...] = (
                               "every hypothesis of the corpus is empty (c = 0)"),
     # a token's line end: which reader cuts there and on which side. A caller that writes each side's segments one a
     # line and reads them back cuts a segment at a line end its reader takes: `str.splitlines` at every one of
-    # OTHER_LINE_ENDS (tensorflow/tensor2tensor's bleu_wrapper before its fix read both files so), universal
-    # newlines at a lone CR only (a file opened in text mode without `newline='\n'`), and only the side it reads
-    # so (the reference files of a scorer taking the hypotheses from a stream). Narrowest first: a reference's lone
-    # CR, then a hypothesis's, then a lone CR on either side, then a line end of either side alone
+    # OTHER_LINE_ENDS, universal newlines at a lone CR only (a file opened in text mode without `newline='\n'`), and
+    # only the side it reads so (the reference files of a scorer taking the hypotheses from a stream). Narrowest
+    # first: a side's lone CR (a hypothesis's, then a reference's), a lone CR on either side, a side's line end
     *errorcauses.line_end_faces(next(f for f in FEATURES if f.name == "token-with-line-end")),
 )
 
