@@ -474,7 +474,22 @@ SAME_MECHANISM_HELDOUT4: dict[str, tuple[str, ...]] = {
 }
 #: The same for the fifth held-out collection: empty when its `fits` were committed (6a629de); a spelling added here
 #: after a run is a post-hoc reading and must say so.
-SAME_MECHANISM_HELDOUT5: dict[str, tuple[str, ...]] = {}
+SAME_MECHANISM_HELDOUT5: dict[str, tuple[str, ...]] = {
+    # POST HOC (error-boundaries, fifteenth session: written after the thirteenth and fourteenth sessions' runs had
+    # named these bugs so, each checked against the fake's code by requests on both sides of its boundary): sacrebleu
+    # 1.0.x's `closest_len = len` errs exactly where the first reference met at the closest distance is the longer of
+    # a tie (lengths 3, 1 against a hypothesis of 2 err; 1, 3 answer; 3, 4, 1 err): the committed fit's "equally
+    # close, the shorter later" is the catalogue's tie with the longer listed first, the same predicate
+    "error-when-references-equally-close-shorter-later": ("error-when-closest-reference-tied-longer-first",),
+    # tf.squeeze on every axis of size 1 errs exactly on one segment or a longest text of one token (two segments of
+    # empty texts answer): the committed fit's "every text one token" disjunct is the catalogue's longest text of one
+    # token, the same disjunction
+    "error-when-segment-one-or-every-text-one-token": ("error-when-segments-one-or-longest-text-one-token",),
+    # universal newlines on the reference files alone (a lone CR in a reference's token errs; CR LF, U+2028 and a
+    # hypothesis's CR answer): the committed fit's "a reference's carriage return" is the catalogue's face of a line
+    # end added in this session (`line_end_faces`), the same predicate
+    "error-when-reference-carriage-return": ("error-when-reference-token-with-carriage-return",),
+}
 #: The same for the sixth held-out collection: empty when its `fits` were committed (5965d05); a spelling added here
 #: after a run is a post-hoc reading and must say so.
 SAME_MECHANISM_HELDOUT6: dict[str, tuple[str, ...]] = {}

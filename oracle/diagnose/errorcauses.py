@@ -67,6 +67,16 @@ search's bound. The ninth held-out set's two error bugs came to this (benchmarks
 from its broader and narrower neighbours"): each named by the broader face of its trigger, which its shrunk input,
 one segment, or an order and a text both at the threshold, could not tell from the narrower.
 
+A token's line end has faces of two kinds (`line_end_faces`): which reader cuts there (a lone carriage return, a line
+end for universal newlines, against every line end `str.splitlines` takes) and which side holds it (a reference's
+token, a hypothesis's). A face is named only where each of its neighbours is answered, one per way it narrows the
+feature: the side's lone CRs made U+2028 (a line end `str.splitlines` alone takes), the line end moved to the other
+side; a face one of whose neighbours cannot be built is not asked. The fifth held-out set's reference file read with
+universal newlines was named by the broader `token-with-line-end` (benchmarks/README.md, "An error's trigger at its
+own boundary"). And "the corpus has one segment" has two neighbours, both asked: the segment given twice, and the
+segment beside one whose hypothesis is empty (c and the hypothesis n-grams kept), so that a trigger on a corpus
+total the doubling takes away (c = 1) is not named by the count.
+
 `holds(name, request, features)` says whether a request has the features a cause names, without asking anything:
 an error that was not shrunk is named by a cause its kind's shrunk errors were given, where its input holds it.
 
@@ -115,8 +125,9 @@ MAX_PROBES = 16
 #: a failing input over it is not searched (its record says so).
 MAX_PROBE_TOKENS = 4096
 #: Requests the faces of a cause found may send over MAX_PROBES (`_faces`: one for "every segment", one for the texts
-#: cut beside an order bound; a neighbour's refuted features are most often asked already).
-FACE_PROBES = 2
+#: cut beside an order bound, two for a line end's reader and side and one each for its broader faces, the first
+#: shared; a neighbour's refuted features are most often asked already).
+FACE_PROBES = 4
 #: Orders above the failing one tried at most, looking for the first the implementation answers.
 ORDER_STEPS = 4
 #: The token an edit adds where the input has none to repeat.
@@ -453,6 +464,89 @@ def without_line_ends(text: str, *, carriage_return: bool = True) -> str:
     return (_OTHER_LINE_END if carriage_return else _NEITHER_LF_NOR_CR).sub(" ", text)
 
 
+# -- a line end's faces: which reader's line end, on which side (issue 36, error-boundaries) -----------------------
+
+#: A carriage return not followed by LF: a line end for universal newlines (Python's `open` in text mode) and for
+#: `str.splitlines`, none for a reader of LF alone (`newline='\n'`, `split("\n")`). CR LF is a line end for every
+#: reader (its LF), so it is not one.
+_LONE_CARRIAGE_RETURN = re.compile("\r(?!\n)")
+#: What a lone carriage return is made where its reader is to be told from `str.splitlines`: LINE SEPARATOR, a line
+#: end for `str.splitlines`, none for universal newlines nor for a reader of LF alone.
+SPLITLINES_ONLY_LINE_END = "\u2028"
+#: The two sides of a segment a token may be on.
+SIDES = ("hypothesis", "references")
+
+
+def holds_carriage_return(token: str) -> bool:
+    """Whether a token holds a carriage return not followed by LF (`_LONE_CARRIAGE_RETURN`)."""
+    return bool(_LONE_CARRIAGE_RETURN.search(token))
+
+
+def side_tokens(request: ScoreRequest, side: str) -> Iterator[str]:
+    """The tokens of one side of a token request's segments (`SIDES`): the hypotheses', or the references'."""
+    if request.is_text:
+        return
+    for segment in request.segments:
+        for sequence in ((segment.hypothesis,) if side == "hypothesis" else segment.references):
+            yield from sequence
+
+
+def _side_changed(request: ScoreRequest, side: str | None, change: Callable[[str], str]) -> ScoreRequest:
+    """Each token of one side (`side`; None: both) changed by `change`, the other side's as they are."""
+    def on(sequence, this: str):
+        return tuple(map(change, sequence)) if side in (None, this) else sequence
+    return _with_segments(request, (
+        Segment(hypothesis=on(s.hypothesis, "hypothesis"), references=tuple(on(r, "references") for r in s.references))
+        for s in request.segments))
+
+
+def carriage_returns_made_splitlines_only(request: ScoreRequest, side: str | None = None) -> ScoreRequest | None:
+    """Each lone carriage return of one side's tokens (`side`; None: both sides') made SPLITLINES_ONLY_LINE_END: every
+    token, every line end's place kept, the line end now one `str.splitlines` takes and universal newlines do not.
+    None where no token of the side holds one, or the request already holds that character (it would not be told
+    from a line end the input had)."""
+    tokens = list(tokens_of(request))
+    if not any(map(holds_carriage_return, side_tokens(request, side) if side else tokens)) or any(
+            SPLITLINES_ONLY_LINE_END in t for t in tokens):
+        return None
+    return _side_changed(request, side, lambda t: _LONE_CARRIAGE_RETURN.sub(SPLITLINES_ONLY_LINE_END, t))
+
+
+def line_end_moved(request: ScoreRequest, side: str, *, carriage_return: bool) -> ScoreRequest | None:
+    """The line ends of `side`'s tokens (every one of OTHER_LINE_ENDS, or with `carriage_return` the lone carriage
+    returns) made spaces (`without_line_ends`: whitespace still, a line end for no reader), and the first token of the
+    other side, in the first segment that has one, given the first of them found at its end: a line end of that kind
+    is still held, now on the other side alone, every token count kept; where the other side has no token, its first
+    sequence is given one, a letter found nowhere in the input and the line end. None where `side` holds none, or the
+    other side has no sequence."""
+    pattern = _LONE_CARRIAGE_RETURN if carriage_return else _OTHER_LINE_END
+    found = next((m.group() for t in side_tokens(request, side) for m in (pattern.search(t),) if m), None)
+    if found is None:
+        return None
+    changed = _side_changed(request, side, lambda t: pattern.sub(" ", t))
+    other = SIDES[1 - SIDES.index(side)]
+
+    def sequences_of(segment: Segment) -> tuple:
+        return (segment.hypothesis,) if other == "hypothesis" else segment.references
+
+    def given(index: int, at: int, sequence: tuple) -> ScoreRequest:
+        segment = changed.segments[index]
+        sequences = tuple(sequence if k == at else x for k, x in enumerate(sequences_of(segment)))
+        segment = (Segment(hypothesis=sequences[0], references=segment.references) if other == "hypothesis"
+                   else Segment(hypothesis=segment.hypothesis, references=sequences))
+        return _with_segments(changed, (segment if i == index else s for i, s in enumerate(changed.segments)))
+    for index, segment in enumerate(changed.segments):
+        at = next((k for k, sequence in enumerate(sequences_of(segment)) if sequence), None)
+        if at is not None:
+            first = sequences_of(segment)[at]
+            return given(index, at, (first[0] + found, *first[1:]))
+    # the other side has no token: its first sequence given one, a letter found nowhere in the input and the line end
+    # (the emptiness taken away with it: the neighbour is asked only where that emptiness is no part of the cause)
+    token = _unmatched_token(request)
+    holding = next((i for i, s in enumerate(changed.segments) if sequences_of(s)), None)
+    return None if token is None or holding is None else given(holding, 0, (token + found,))
+
+
 def texts_of(request: ScoreRequest) -> Iterator[str]:
     if not request.is_text:
         return
@@ -514,6 +608,30 @@ def one_segment_given_twice(request: ScoreRequest) -> ScoreRequest | None:
     return request.model_copy(update={"level": "corpus", "segments": request.segments * 2})
 
 
+def one_segment_beside_an_empty_hypothesis(request: ScoreRequest) -> ScoreRequest | None:
+    """A request of one segment given a second, at corpus level, whose hypothesis is empty and whose references are
+    the first's: the segments two, and the hypothesis length c, every hypothesis n-gram and its matches as they were
+    (only r and the references' n-grams grow). None for another request, or a stateful one."""
+    if len(request.segments) != 1 or request.stateful is not None:
+        return None
+    first = request.segments[0]
+    added = Segment(hypothesis=_sequence(request, []), references=first.references)
+    return request.model_copy(update={"level": "corpus", "segments": (first, added)})
+
+
+def one_segment_made_two(request: ScoreRequest) -> Iterator[ScoreRequest]:
+    """The neighbours of "the corpus has one segment", both asked (`_Probing.answered_without`: a feature taken away
+    several ways is needed only where each way stops the error): the segment given twice (every count doubled, each
+    segment's features kept), and the segment beside one of an empty hypothesis (c and the hypothesis n-grams kept).
+    The first alone takes a corpus total away with the segment count (c = 1 doubled is 2): a trigger on that total
+    would be named by the count; the second keeps the total, so the count is named only where it alone stops the
+    error. Where the hypothesis is empty the two are one corpus of the same counts, both asked."""
+    for edit in (one_segment_given_twice, one_segment_beside_an_empty_hypothesis):
+        changed = edit(request)
+        if changed is not None:
+            yield changed
+
+
 def longest_text_one_token(request: ScoreRequest) -> bool:
     """Whether the longest hypothesis or reference has exactly one token (every text at most one, some one): the
     padded length of a batch of token ids is then 1 (a text request split as its tokenizer splits it)."""
@@ -568,6 +686,67 @@ def every_segment(feature: Feature, name: str, words: str) -> Feature:
             return
         yield request.model_copy(update={"level": "corpus", "segments": (*request.segments, *taken.segments)})
     return Feature(name, words, feature.family, holds, neighbours, narrows=feature.name)
+
+
+def _on_side(side: str | None, test: Callable[[str], bool]) -> Callable[[ScoreRequest], bool]:
+    """Whether a token of `side` (None: either side) passes `test`."""
+    def held(request: ScoreRequest) -> bool:
+        return any(map(test, side_tokens(request, side) if side else tokens_of(request)))
+    return held
+
+
+def _every_edit(*made: Callable[[ScoreRequest], ScoreRequest | None]
+                ) -> Callable[[ScoreRequest], Iterator[ScoreRequest]]:
+    """The neighbours `made` builds, one per way a face narrows its feature: all of them, or none where one cannot
+    be built (a face is asked on every way it narrows, or not at all)."""
+    def neighbours(request: ScoreRequest) -> Iterator[ScoreRequest]:
+        built = [edit(request) for edit in made]
+        yield from ([n for n in built if n is not None] if all(n is not None for n in built) else [])
+    return neighbours
+
+
+def _carriage_return_face(feature: Feature, side: str) -> Feature:
+    """A side's lone carriage return: its neighbours, the side's CR made SPLITLINES_ONLY_LINE_END (the reader), and
+    the CR moved to the other side (the side)."""
+    one = "reference" if side == "references" else side
+
+    def reader(request: ScoreRequest) -> ScoreRequest | None:
+        return carriage_returns_made_splitlines_only(request, side)
+
+    def other_side(request: ScoreRequest) -> ScoreRequest | None:
+        return line_end_moved(request, side, carriage_return=True)
+    return Feature(f"{one}-token-with-carriage-return", f"a {one}'s token holds {_CARRIAGE_RETURN_WORDS}",
+                   feature.family, _on_side(side, holds_carriage_return), _every_edit(reader, other_side),
+                   narrows=feature.name)
+
+
+def _side_line_end_face(feature: Feature, side: str) -> Feature:
+    """A side's line end of any reader: its neighbour, the line end moved to the other side."""
+    one = "reference" if side == "references" else side
+
+    def other_side(request: ScoreRequest) -> ScoreRequest | None:
+        return line_end_moved(request, side, carriage_return=False)
+    return Feature(f"{one}-token-with-line-end", f"a {one}'s token holds a line end other than LF", feature.family,
+                   _on_side(side, holds_line_end), _every_edit(other_side), narrows=feature.name)
+
+
+_CARRIAGE_RETURN_WORDS = ("a carriage return not followed by LF (a line end for universal newlines and "
+                          "str.splitlines, none for a reader of LF alone)")
+
+
+def line_end_faces(feature: Feature) -> tuple[Feature, ...]:
+    """The narrower faces of "a token holds a line end" (`feature`), in the order asked (the narrowest first): which
+    reader's line end (a lone carriage return, which universal newlines end a line at and a reader of LF alone does
+    not, against every line end `str.splitlines` takes) and on which side (a reference's token, or a hypothesis's,
+    against either). Each face's neighbours keep a token with a line end and take the face away, one per way it
+    narrows `feature`: the lone carriage returns of its side made SPLITLINES_ONLY_LINE_END (the reader), and the line
+    end moved to the other side (the side). Asked only once a cause naming `feature` is found (`_faces`)."""
+    def everywhere(request: ScoreRequest) -> ScoreRequest | None:
+        return carriage_returns_made_splitlines_only(request)
+    return (*(_carriage_return_face(feature, side) for side in SIDES),
+            Feature("token-with-carriage-return", f"a token holds {_CARRIAGE_RETURN_WORDS}", feature.family,
+                    _on_side(None, holds_carriage_return), _every_edit(everywhere), narrows=feature.name),
+            *(_side_line_end_face(feature, side) for side in SIDES))
 
 
 def _text_lengths(request: ScoreRequest) -> list[int] | None:
@@ -1147,17 +1326,26 @@ def _disjunction(probing: _Probing, every: Sequence[ScoreRequest]) -> str | None
 
 
 def _every_face(probing: _Probing, part: str, every: Sequence[ScoreRequest]) -> str:
-    """`part`, or its every-quantified face (`Features.faces`) where the failing inputs hold that face and its
-    neighbour, the failing input with one more segment without the feature (every other feature it holds kept, but
-    those refuted: a corpus of one segment given a second is no longer one), is answered: a corpus of one segment
-    could not tell "some segment" from "every segment"."""
-    face = next((f for f in probing.features.faces if f.narrows == part), None)
-    if face is None or not all(face.holds(request) for request in every):
+    """`part`, or the first of its narrower faces (`Features.faces`, in their order) that the failing inputs hold and
+    whose every neighbour, the failing input without the face but with `part` still held (every other feature it
+    holds kept, but those refuted: a corpus of one segment given a second is no longer one), is answered. The
+    every-quantified face's one neighbour is the failing input with one more segment without the feature (a corpus of
+    one segment could not tell "some segment" from "every segment"); a line end's faces (`line_end_faces`) have one
+    for each way they narrow it, which reader's line end (a lone CR made one only `str.splitlines` takes) and which
+    side (the line end moved to the other side), each on the other side of its own boundary. A face one of whose
+    neighbours cannot be built, or takes away another feature of the cause with it, is not named: the probes cannot
+    tell it from `part`."""
+    broader = probing.features.by_name.get(part)
+    if broader is None:
         return part
-    neighbour = next(iter(probing.without(face)), None)
-    if neighbour is None or not probing.features.by_name[part].holds(neighbour):
-        return part
-    return face.name if probing.errs(neighbour) is False else part
+    for face in (f for f in probing.features.faces if f.narrows == part):
+        if not all(face.holds(request) for request in every):
+            continue
+        neighbours = [n for n in probing.without(face) if broader.holds(n)]
+        built = [n for n in face.neighbours(probing.failing) if n != probing.failing and not face.holds(n)]
+        if neighbours and len(neighbours) == len(built) and all(probing.errs(n) is False for n in neighbours):
+            return face.name
+    return part
 
 
 def _order_faces(probing: _Probing, found: Sequence[str], every: Sequence[ScoreRequest]) -> list[str]:

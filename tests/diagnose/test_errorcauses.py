@@ -79,6 +79,39 @@ def log_of_zero(r):
     return False
 
 
+#: Where a reader cuts a line: every line end `str.splitlines` takes other than LF (CR LF as one), or a lone CR, the
+#: one universal newlines take beside LF (Python's documentation of `str.splitlines` and of `open`'s `newline`)
+SPLITLINES_LINE_END = re.compile("\r\n?|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+LONE_CR = re.compile("\r(?!\n)")
+
+
+def _tokens_of_side(r, side):
+    return [t for s in r.segments for seq in ((s.hypothesis,) if side == "hypothesis" else s.references) for t in seq]
+
+
+def universal_newlines_references(r):
+    """A scorer that writes each reference stream as a file and reads it back with universal newlines, the hypotheses
+    taken from a stream as sent (sockeye's smart_open before `newline='\n'`): a lone CR in a reference's token cuts
+    its stream longer than the hypotheses', and zip_longest raises; CR LF, U+2028, a hypothesis's CR answer."""
+    return any(LONE_CR.search(t) for t in _tokens_of_side(r, "references"))
+
+
+def universal_newlines_both(r):
+    """The same reader on both sides, the two line counts compared: a lone CR in any token errs."""
+    return any(LONE_CR.search(t) for side in ("hypothesis", "references") for t in _tokens_of_side(r, side))
+
+
+def splitlines_references(r):
+    """A reader of the reference files alone by `str.splitlines`: any of its line ends in a reference's token errs."""
+    return any(SPLITLINES_LINE_END.search(t) for t in _tokens_of_side(r, "references"))
+
+
+def splitlines_both(r):
+    """`str.splitlines` on both files, the line counts asserted equal: a line end in
+    one side's token alone errs (the inputs here hold one on one side only)."""
+    return any(SPLITLINES_LINE_END.search(t) for side in ("hypothesis", "references") for t in _tokens_of_side(r, side))
+
+
 def _named_by_its_neighbours(rule, failing, name):
     """An implementation that errs exactly where `rule` holds, asked about its failing input `failing`: the error's
     cause is `name`, found within the probe bound, and `name`'s feature holds on the input as the rule does."""
@@ -132,9 +165,12 @@ def _named_by_its_neighbours(rule, failing, name):
      "error-when-text-line-break"),
     # a caller that writes each segment as a line and reads the reference file back with universal newlines
     # (zip_longest's EOFError on streams of different lengths): a lone CR in a reference errs. Its neighbour, the CR
-    # made a space, is answered (a token holding whitespace is still sent): the line end, not the whitespace
-    (lambda r: any(re.search("\r(?!\n)", t) for s in r.segments for ref in s.references for t in ref),
-     request(segments=[{"hypothesis": ["a", "b"], "references": [["a\rb"]]}]), "error-when-token-with-line-end"),
+    # made a space, is answered (a token holding whitespace is still sent): the line end, not the whitespace; and of
+    # the line end's faces, the reference's CR made U+2028 ("a\u2028b", no line end for universal newlines) is
+    # answered, and so is the CR moved to the hypothesis ("a\r" against "a b"): a reference's lone CR
+    (universal_newlines_references,
+     request(segments=[{"hypothesis": ["a", "b"], "references": [["a\rb"]]}]),
+     "error-when-reference-token-with-carriage-return"),
     # a whitespace-splitting caller errs on any whitespace: the line end made a space still errs, so the cause is
     # the broader feature
     (lambda r: any(t.split() != [t] for s in r.segments for t in (*s.hypothesis, *(x for ref in s.references
@@ -835,6 +871,105 @@ def test_the_faces_are_held_and_described_as_stated():
     assert describe(longer) == ("the implementation answers error where the order (the number of weights) is above 1 "
                                 "and a hypothesis or reference has more than 1 token(s) (with the order above 1, an "
                                 "n-gram of order 2 is formed)")
+
+
+#: a lone CR inside a reference's token ("a\rb"), the hypothesis "a b": a line end on the references' side alone
+CR_IN_REFERENCE = request(segments=[{"hypothesis": ["a", "b"], "references": [["a\rb"]]}])
+#: the same CR in the hypothesis's token
+CR_IN_HYPOTHESIS = request(segments=[{"hypothesis": ["a\rb"], "references": [["a", "b"]]}])
+#: NEL in a reference's token: a line end for str.splitlines, none for universal newlines
+NEL_IN_REFERENCE = request(segments=[{"hypothesis": ["a", "b"], "references": [["a\x85b"]]}])
+
+
+# -- a line end's trigger at its own boundary: which reader cuts there, on which side (issue 36, error-boundaries) --
+
+
+@pytest.mark.parametrize(("rule", "failing", "name"), [
+    # the reference file read with universal newlines: the reference's CR made U+2028 is answered (no line end for
+    # that reader), the CR moved to the hypothesis ("a\r" against "a b") is answered: a reference's lone CR
+    (universal_newlines_references, CR_IN_REFERENCE, "error-when-reference-token-with-carriage-return"),
+    # universal newlines on both files: the CR moved to the hypothesis still errs, U+2028 in its place is answered
+    (universal_newlines_both, CR_IN_REFERENCE, "error-when-token-with-carriage-return"),
+    (universal_newlines_both, CR_IN_HYPOTHESIS, "error-when-token-with-carriage-return"),
+    # str.splitlines on the reference files alone: U+2028 still errs, the line end moved to the hypothesis answers
+    (splitlines_references, CR_IN_REFERENCE, "error-when-reference-token-with-line-end"),
+    (splitlines_references, NEL_IN_REFERENCE, "error-when-reference-token-with-line-end"),
+    # str.splitlines on both files: U+2028 errs, the line end moved errs: the broader
+    # name is confirmed and stays
+    (splitlines_both, CR_IN_REFERENCE, "error-when-token-with-line-end"),
+    (splitlines_both, CR_IN_HYPOTHESIS, "error-when-token-with-line-end"),
+    (splitlines_both, NEL_IN_REFERENCE, "error-when-token-with-line-end"),
+])
+def test_a_line_end_is_named_at_the_reader_and_the_side_its_probes_confirm(rule, failing, name):
+    ask = asking(rule)
+    cause = error_cause(failing, ask, methods=METHODS)
+    assert cause is not None and cause.name == name, cause
+    assert 0 < len(ask.asked) <= MAX_PROBES + FACE_PROBES
+    assert holds(name, failing) and rule(failing)
+
+
+def test_the_probes_that_tell_a_line_end_apart_are_on_both_sides_of_its_boundaries():
+    """Each face is named only on probes sent and answered: the reader's (the lone CR made U+2028, every token and
+    the other side kept) and the side's (the reference's CR made a space, the hypothesis's first token given it)."""
+    ask = asking(universal_newlines_references)
+    error_cause(CR_IN_REFERENCE, ask, methods=METHODS)
+    sent = [(p.segments[0].hypothesis, p.segments[0].references) for p in ask.asked if len(p.segments) == 1]
+    assert (("a", "b"), (("a\u2028b",),)) in sent, sent
+    assert (("a\r", "b"), (("a b",),)) in sent, sent
+    # an empty hypothesis ("" against "a\rb") is given a token of a letter found nowhere and the CR ("z\r"): asked
+    # where its emptiness is no part of the cause (the hypothesis given a token still errs), and answered
+    failing = request(segments=[{"hypothesis": [], "references": [["a\rb"]]}])
+    ask = asking(universal_newlines_references)
+    assert error_cause(failing, ask, methods=METHODS).name == "error-when-reference-token-with-carriage-return"
+    assert any(p.segments[0].hypothesis == ("z\r",) and p.segments[0].references == (("a b",),) for p in ask.asked)
+    # where that emptiness is part of the cause (a reader erring on an empty hypothesis with a reference's CR), the
+    # probe is not asked (it would take the emptiness away too), and the CR made U+2028 alone names the reader only
+    both = lambda r: universal_newlines_references(r) and any(not s.hypothesis for s in r.segments)  # noqa: E731
+    assert error_cause(failing, asking(both), methods=METHODS).name == (
+        "error-when-hypothesis-empty-and-token-with-carriage-return")
+
+
+def chen_cherry_4_divides_by_log_c(r):
+    """nltk's method4 (`incvnt = i + 1 * self.k / math.log(hyp_len)`, hyp_len the corpus's hypothesis length c,
+    guarded against c = 0 only): chen-cherry-4, c = 1 over the corpus, and an order with n-grams none of which match
+    divides by ln(1) = 0, however many segments hold the corpus."""
+    if r.smoothing.method != "chen-cherry-4" or sum(len(s.hypothesis) for s in r.segments) != 1:
+        return False
+    for n in range(1, len(r.weights) + 1):
+        grams = [(g, s) for s in r.segments for g in _ngrams(s.hypothesis, n)]
+        if grams and not any(g in _ngrams(ref, n) for g, s in grams for ref in s.references):
+            return True
+    return False
+
+
+def test_the_segment_count_is_not_named_for_a_corpus_total_it_took_away():
+    """"a" against "b" under chen-cherry-4: the one segment given twice (c = 2) is answered, but so would any second
+    segment with a hypothesis token; the segment beside one of an empty hypothesis (c = 1 kept, two segments) still
+    errs: the count is no part of it, and the trigger is named without it (its other parts, each confirmed: the
+    hypothesis given a second token answers, smoothing none answers, the hypothesis as a reference answers)."""
+    failing = request(smoothing={"method": "chen-cherry-4"}, segments=[{"hypothesis": ["a"], "references": [["b"]]}])
+    ask = asking(chen_cherry_4_divides_by_log_c)
+    cause = error_cause(failing, ask, methods=(*METHODS, "chen-cherry-4"))
+    assert cause is not None and cause.name == (
+        "error-when-hypothesis-one-token-and-smoothing-chen-cherry-4-and-precision-zero"), cause
+    beside = [p for p in ask.asked if len(p.segments) == 2 and p.segments[1].hypothesis == ()]
+    assert beside and beside[0].segments[1].references == (("b",),) and chen_cherry_4_divides_by_log_c(beside[0])
+    # where the count alone is the trigger, both of its neighbours answer and it stays named
+    assert error_cause(failing, asking(one_segment), methods=METHODS).name == "error-when-segments-one"
+
+
+def test_the_line_end_faces_are_held_and_described_as_stated():
+    assert holds("error-when-reference-token-with-carriage-return", CR_IN_REFERENCE)
+    assert not holds("error-when-reference-token-with-carriage-return", CR_IN_HYPOTHESIS)
+    assert holds("error-when-hypothesis-token-with-carriage-return", CR_IN_HYPOTHESIS)
+    assert not holds("error-when-token-with-carriage-return", NEL_IN_REFERENCE)
+    assert not holds("error-when-token-with-carriage-return",
+                     request(segments=[{"hypothesis": ["a"], "references": [["a\r\nb"]]}]))  # (CR LF: LF's line)
+    assert holds("error-when-reference-token-with-line-end", NEL_IN_REFERENCE)
+    assert not holds("error-when-hypothesis-token-with-line-end", NEL_IN_REFERENCE)
+    assert describe("error-when-reference-token-with-carriage-return") == (
+        "the implementation answers error where a reference's token holds a carriage return not followed by LF (a "
+        "line end for universal newlines and str.splitlines, none for a reader of LF alone)")
 
 
 def test_a_feature_read_off_an_input_the_oracle_refuses_does_not_hold_and_a_bug_of_ours_propagates(monkeypatch):

@@ -37,7 +37,7 @@ from oracle.diagnose.errorcauses import (
     longest_text_one_token,
     one_neighbour,
     one_reference_doubled,
-    one_segment_given_twice,
+    one_segment_made_two,
     one_text_lengthened,
     one_token_hypotheses_lengthened,
     other_level,
@@ -170,9 +170,11 @@ FEATURES: tuple[Feature, ...] = (
     # crashes: a crash named by a necessary condition or not at all; each is general, none a bug's own spelling) --
     # an in-graph metric squeezing every axis of size 1 (tensor2tensor's `tf.squeeze(outputs)` before compute_bleu)
     # loses the batch axis on a batch of one segment; so does a reader that takes a single item for a list of them.
-    # Its neighbour gives the one segment twice (at corpus level): every count doubled, each segment's features kept
+    # Its neighbours give the one segment twice (at corpus level): every count doubled, each segment's features kept;
+    # and the one segment beside one of an empty hypothesis: c and the hypothesis n-grams kept, so that a trigger on
+    # a corpus total (nltk's chen-cherry-4 dividing by ln(c), c = 1) is not named by the count (error-boundaries)
     Feature("segments-one", "the corpus has exactly one segment (a sentence request's one, or a corpus of one)",
-            "segments", lambda r: len(r.segments) == 1, one_neighbour(one_segment_given_twice)),
+            "segments", lambda r: len(r.segments) == 1, one_segment_made_two),
     # a length rule that walks the references keeping the closest so far, and misbehaves on a tie with a shorter one
     # met later (sacrebleu 1.0.x's `closest_len = len` stored the built-in on it); its neighbour swaps the two tied
     # references, the tie kept, so its answer is about their order
@@ -241,6 +243,12 @@ FACES: tuple[Feature, ...] = (
     # `math.exp(1 - 1. / ratio)`): one non-empty hypothesis anywhere in the corpus answers
     errorcauses.every_segment(next(f for f in FEATURES if f.name == "hypothesis-empty"), "hypotheses-all-empty",
                               "every hypothesis of the corpus is empty (c = 0)"),
+    # a token's line end: which reader cuts there and on which side. A caller that writes each side's segments one a
+    # line and reads them back cuts a segment at a line end its reader takes: `str.splitlines` at every one of
+    # OTHER_LINE_ENDS, universal newlines at a lone CR only (a file opened in text mode without `newline='\n'`), and
+    # only the side it reads so (the reference files of a scorer taking the hypotheses from a stream). Narrowest
+    # first: a side's lone CR (a hypothesis's, then a reference's), a lone CR on either side, a side's line end
+    *errorcauses.line_end_faces(next(f for f in FEATURES if f.name == "token-with-line-end")),
 )
 
 #: Features bounded by an order bound found beside them (`errorcauses.OrderFace`): an order only matters where some
