@@ -75,7 +75,11 @@ CONDITIONAL = {
 SWITCHES = Switches(HELDOUT5_BUGS, Heldout5Wrapper, heldout5_answer, REQUESTS,
                     CONDITIONAL)
 globals().update(SWITCHES.tests())  # the switch checks every held-out set passes (tests/fakes/harness.py)
-globals().update(collection_tests("heldout5", HELDOUT5_BUGS))  # attribution.py reads this set (harness.py)
+#: The one catalogue spelling attribution.py counts for this set's fits, added after its runs and marked post hoc
+#: (benchmarks/README.md, "A structure whose call errs"): each side's file read back with str.splitlines, line i
+#: against line i, as the catalogue's structure of that reader spells it
+POST_HOC_SPELLINGS = {"lines-split-at-unicode-line-breaks": ("lines-cut-at-splitlines-line-ends",)}
+globals().update(collection_tests("heldout5", HELDOUT5_BUGS, spellings=POST_HOC_SPELLINGS))  # attribution (harness.py)
 
 
 def _answer(bug, request):
