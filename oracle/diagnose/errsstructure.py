@@ -4,10 +4,11 @@ A caller that mis-shapes what it passes (a structural operator of the catalogue:
 as reference streams, each side written one segment a line and read back by a reader with more line ends) gets a
 score where the library takes the mis-shaped input, and an error where the library's own shape check refuses it
 (sacrebleu's `zip_longest` over streams not as many as the hypotheses, "Source and reference streams have different
-lengths!"; t2t's `assert len(ref_lines) == len(hyp_lines)`). An error predicate of `errorcauses` names the second
-half only, by the input feature nearest to the refused shape; the first half, the wrong scores, is named by the
-structure on other records. Here the error is named by the structure itself where the evidence says both halves
-are one mechanism (`structure_cause`):
+lengths!", mjpost/sacrebleu#48; a file of references read back with `str.splitlines`, line i against line i for i
+below its count, taquecih/bleu sbleu.py: IndexError where the other file is shorter). An error predicate of
+`errorcauses` names the second half only, by the input feature nearest to the refused shape; the first half, the
+wrong scores, is named by the structure on other records. Here the error is named by the structure itself where
+the evidence says both halves are one mechanism (`structure_cause`):
 
 - the structure's refusal (`Refusal.refuses`: the shape its caller gives that the library refuses, read from the
   request alone) holds on every failing input given (the shrunk one and the original);
@@ -18,8 +19,8 @@ are one mechanism (`structure_cause`):
   the very score and statistics the structure gives it (`explains`: the classifier among that structure alone, the
   statistics first). An error alone never names a structure (a refusal holding on one input is a coincidence the
   statistics do not check); nor does a predicate's separation: where the accepted shape is answered right (a library
-  that refuses such input by a check of its own, as the fixed huggingface wrapper raises ValueError) the predicate
-  stays the cause.
+  that refuses such input by a check of its own, a ValueError for reference counts that vary, and scores what it
+  takes as sent) the predicate stays the cause.
 
 The name is the structure's own (`references-transposed`), not a suffixed one: one caller's mis-shaping explains the
 answered records (by their statistics) and the refused ones, and a run counts it once; the description says the call
@@ -115,7 +116,8 @@ def _one_file_per_reference(request: ScoreRequest) -> int | None:
 def lines_not_as_many(line_end: re.Pattern[str]) -> Callable[[ScoreRequest], bool]:
     """Whether the sides written one segment a line (one file for the hypotheses, one per reference) and read back by
     a reader that also ends a line at `line_end` give a reference file another number of lines than the hypotheses'
-    (the lines cannot be paired: tensor2tensor's bleu_wrapper asserts the counts equal)."""
+    (the lines cannot be paired one to one: a reader that checks the counts, or indexes one file by the other's,
+    raises)."""
     def refuses(request: ScoreRequest) -> bool:
         files = _one_file_per_reference(request)
         if files is None:
