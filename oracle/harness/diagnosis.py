@@ -474,7 +474,9 @@ def _error_cause(judged: Judged, original, classification, hints, context: Diagn
     """An error record's cause (`oracle.diagnose.errorcauses`): the first cause its kind's shrunk errors were
     given that its input holds; else the features of its (shrunk) input that neighbours asked now confirm
     (kept out of the history). Its `error` classification where none is confirmed, its description saying what the
-    probes showed (the features it still errs without)."""
+    probes showed (the features it still errs without). A structure whose call errs (`oracle.diagnose.errsstructure`)
+    takes the predicate's place where its refusal agrees with those probes and one probe more carries its statistics,
+    and is the first hint tried."""
     failing, verdict = judged[0], judged[2]
     refusal = errsstructure.hinted(failing, hints, REFUSALS)
     name = error_causes.hinted(failing, hints) if refusal is None else refusal.structure
