@@ -25,20 +25,22 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from oracle.diagnose import repeat
+from oracle.diagnose import errsstructure, repeat
 from oracle.diagnose.attribute import Judged, SearchClass, attribute, attribute_shrunk, search_classes
 from oracle.diagnose.classify import (
     SEARCH_CANDIDATE_FLOOR,
     UNEXPLAINED,
     TokenMeter,
+    classify,
     is_partial,
     names_a_mechanism,
     what_is_known,
 )
-from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.expect import ORACLE_REFUSALS, oracle_expected
 from oracle.diagnose.judge import Contract
 from oracle.diagnose.mechanisms import errors as error_causes
 from oracle.diagnose.mechanisms import needs_evidence, process_state_names
+from oracle.diagnose.mechanisms.structure import REFUSALS
 from oracle.diagnose.specialtoken import (
     END,
     PROBED,
@@ -259,7 +261,7 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
             and search_all:
         classification = _told_apart(judged.parts, classification, overrides, context)
     if classification is not None and verdict.outcome == Outcome.ERROR and kind in ("example", "series"):
-        classification = _error_cause(judged.parts, request, classification, hints, context)
+        classification = _error_cause(judged.parts, request, classification, hints, context, overrides)
     if classification is not None and verdict.outcome in (Outcome.CRASH, Outcome.TIMEOUT) and kind == "example" \
             and reply.message != context.process.given_up:
         classification, shrunk = _death_cause(request, verdict, classification, context)
@@ -468,25 +470,35 @@ def _told_apart(judged: Judged, classification, overrides, context: DiagnosisCon
         "ruled_out": tuple(cause_name(parts) for parts in candidates if parts not in kept)})
 
 
-def _error_cause(judged: Judged, original, classification, hints, context: DiagnosisContext):
+def _error_cause(judged: Judged, original, classification, hints, context: DiagnosisContext, overrides=None):
     """An error record's cause (`oracle.diagnose.errorcauses`): the first cause its kind's shrunk errors were
     given that its input holds; else the features of its (shrunk) input that neighbours asked now confirm
     (kept out of the history). Its `error` classification where none is confirmed, its description saying what the
-    probes showed (the features it still errs without)."""
+    probes showed (the features it still errs without). A structure whose call errs (`oracle.diagnose.errsstructure`)
+    takes the predicate's place where its refusal agrees with those probes and one probe more carries its statistics,
+    and is the first hint tried."""
     failing, verdict = judged[0], judged[2]
-    name = error_causes.hinted(failing, hints)
-    if name is not None:
+    refusal = errsstructure.hinted(failing, hints, REFUSALS)
+    name = error_causes.hinted(failing, hints) if refusal is None else refusal.structure
+    if refusal is not None:
+        description = f"{refusal.words}: a structure whose call errs, as in a shrunk error of its kind"
+    elif name is not None:
         description = f"{error_causes.describe(name)}, as in a shrunk error of its kind"
     elif context.process.given_up:
         return classification
     else:
         known: list[str] = []
-        cause = error_causes.error_cause(failing, functools.partial(_errs, context=context), also_failing=(original,),
-                                        methods=context.capabilities.smoothing, known=known)
-        if cause is None:
+        asked: list[tuple] = []
+        cause = error_causes.error_cause(failing, functools.partial(_errs_recorded, asked=asked, context=context),
+                                         also_failing=(original,), methods=context.capabilities.smoothing, known=known)
+        structural = _structure_whose_call_errs(failing, original, asked, overrides, context)
+        if structural is not None:
+            name, description = structural.name, structural.description
+        elif cause is None:
             return classification.model_copy(update={"description": "; ".join(
                 [classification.description, *known])}) if known and classification.description else classification
-        name, description = cause.name, cause.description
+        else:
+            name, description = cause.name, cause.description
     # (an error's cause is one mechanism: its parts are its name alone)
     return classification.model_copy(update={"parts": (name,), "description": f"{description} ({verdict.message})"})
 
@@ -535,6 +547,33 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
                   note=f"probed in {prober.starts} process(es) of their own")
     return classification.model_copy(update={"parts": parts, "description": (
         f"{cause.description} ({verdict.message})")}), part
+
+
+def _errs_recorded(probe, *, asked: list, context: DiagnosisContext):
+    """`_errs`, each probe and its answer kept in `asked` (what `errsstructure.structure_cause` reads)."""
+    answer = _errs(probe, context)
+    asked.append((probe, answer))
+    return answer
+
+
+def _structure_whose_call_errs(failing, original, asked, overrides, context: DiagnosisContext):
+    """An error named by a structure whose call errs (`oracle.diagnose.errsstructure`): its refusal separates the
+    error search's probes, and the failing input given a shape the structure takes is answered, asked now, with that
+    structure's statistics (the classifier among that structure alone). None where no structure does."""
+    def ask(probe):
+        if context.process.given_up or not_applicable_reason(probe, context.capabilities) is not None:
+            return None
+        sent, pending = context.channel.submit(probe)
+        reply = context.channel.collect(sent, pending, kept=False)
+        return reply if reply.kind == "score" else None
+
+    def explains(probe, reply, name):
+        try:
+            return classify(probe, reply, context.profile, overrides=overrides, among=(name,)).parts == (name,)
+        except ORACLE_REFUSALS:
+            return False
+    return errsstructure.structure_cause(failing, REFUSALS, asked=asked, ask=ask, explains=explains,
+                                         also_failing=(original,))
 
 
 def _errs(probe, context: DiagnosisContext):

@@ -19,6 +19,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from oracle.diagnose.counting import MATCHES
+from oracle.diagnose.errsstructure import (
+    Refusal,
+    lines_refusal,
+    streams_as_many_as_hypotheses,
+    streams_not_as_many_as_hypotheses,
+)
 from oracle.diagnose.oneside import one_side_folded_counts
 from oracle.diagnose.structure import (
     LINE_END_LENGTH,
@@ -27,8 +33,10 @@ from oracle.diagnose.structure import (
     PADDING_LENGTH,
     SAME_LENGTH,
     SPECIAL_TOKEN_LENGTH,
+    SPLITLINES_LINE_ENDS,
     TOKEN_LENGTHS,
     TOKEN_OPERATORS,
+    UNIVERSAL_NEWLINES,
     LengthReading,
     Structure,
     all_characters,
@@ -212,6 +220,20 @@ STRUCTURES: dict[str, Structure] = {structure.name: structure for structure in (
     *(Structure(name, reshape) for name, reshape in LEVEL_OPERATORS.items()),
 )}
 
+#: The structures whose caller gives the library a shape it refuses, each with that refusal and a neighbour it takes
+#: (`oracle.diagnose.errsstructure`: an error is named by the structure where the refusal separates the error
+#: search's probes and the accepted neighbour is answered with the structure's statistics; errs-structure, coverage
+#: of the fifth held-out set's two structural crashes by kind, not generalisation). In `STRUCTURES`' order.
+REFUSALS: tuple[Refusal, ...] = (
+    # sacrebleu 1.4 `corpus_bleu(sys_stream, ref_streams)`: `for lines in zip_longest(*fhs): if None in lines: raise
+    # EOFError("Source and reference streams have different lengths!")`; per-segment lists passed as streams
+    Refusal(TRANSPOSED, streams_not_as_many_as_hypotheses, streams_as_many_as_hypotheses,
+            "a segment's references, passed as one reference stream, are not as many as the hypotheses (zip_longest "
+            "pads the shorter stream with None, and the library raises on it)"),
+    lines_refusal(LINES_CUT_AT_UNIVERSAL_NEWLINES, UNIVERSAL_NEWLINES, "universal newlines"),
+    lines_refusal(LINES_CUT_AT_SPLITLINES_LINE_ENDS, SPLITLINES_LINE_ENDS, "`str.splitlines`"),
+)
+
 
 #: The one-side text and token operators the catalogue holds, each as its two one-side mechanisms (issue 36, "every text
 #: transformation applied to the hypothesis only, the references only, or both"; side-kinds): (the operator, its name
@@ -319,6 +341,6 @@ MECHANISMS = [
 
 __all__ = ["COUNTS_FIRST", "END_TOKEN_ON_HYPOTHESES", "END_TOKEN_ON_REFERENCES", "HYPOTHESIS_ONLY", "LEVEL_OPERATORS",
            "MECHANISMS", "ONE_SIDE_COUNTINGS", "ONE_SIDE_FOLDS", "PADDED_CORPUS", "REFERENCES_ONLY",
-           "REFINED_SPECIAL_TOKENS", "SIDE_OPERATORS", "SIDE_PAIRS",
+           "REFINED_SPECIAL_TOKENS", "REFUSALS", "SIDE_OPERATORS", "SIDE_PAIRS",
            "START_TOKEN_ON_HYPOTHESES", "START_TOKEN_ON_REFERENCES", "STATISTICS_ONLY",
            "STRUCTURES", "SWAPPED", "TOKEN_ON_HYPOTHESES", "TOKEN_ON_REFERENCES", "TRANSPOSED"]
