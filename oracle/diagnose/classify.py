@@ -91,6 +91,7 @@ from .mechanisms.counting import (
     COUNTING_ALTERNATIVES,
     LINE_CHOPS,
     OTHER_COUNTING,
+    OVER_TOTALS,
     counting_of,
     leaves_no_segment,
     matching_alternatives,
@@ -1747,7 +1748,8 @@ def _counted_value(ctx, result, names):
             return None  # without segments, which the formulas do not score (`_emptied_corpus`)
         changed.update(counts)
     statistics = result.statistics
-    alternative = bleu.Statistics(
+    # counts that may exceed their totals are an implementation's, read as returned ones are (`returned_statistics`)
+    alternative = (returned_statistics if OVER_TOTALS.intersection(names) else bleu.Statistics)(
         changed.get("hyp_len", statistics.hyp_len),  # (empty-hypotheses-dropped, empty-sentence-end-token change c)
         changed.get("ref_len", statistics.ref_len),
         changed.get("matches", tuple(statistics.matches[:n])),

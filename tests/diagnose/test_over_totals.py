@@ -1,7 +1,7 @@
 """Matches above totals (issue 36, over-totals): the statistics an implementation returned are read with the formula's
 own arithmetic when the diagnosis asks whether its score follows from them, each precision m/t as it comes (above 1
-or not), and the oracle's own `bleu.Statistics` keeps its invariant. Every expected value is derived by hand in the
-test's words."""
+or not), and the oracle's own `bleu.Statistics` keeps its invariant; and the clipping with the hypothesis's count
+left out (`matches-credited-with-reference-counts`). Every expected value is derived by hand in the test's words."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import math
 import pytest
 
 from oracle.adapters.base import ScoreAnswer
-from oracle.diagnose.classify import classify
+from oracle.diagnose.classify import classify, explained_value
 from oracle.diagnose.combination import ReturnedStatistics
+from oracle.diagnose.counting import reference_count_matches
 from oracle.formulas import bleu
 from oracle.formulas.errors import BleuValueError
 from oracle.models.protocol import ScoreRequest, Segment
@@ -61,7 +62,9 @@ def test_the_shrunk_case_of_reference_counts_is_not_a_combination_fault():
     answer = ScoreAnswer(2 * math.exp(-1), {"hyp_len": 1, "ref_len": 2, "matches": [2], "totals": [1]})
     named = classify(r, answer, "papineni")
     assert "other-combination" not in parts_of(named), named.name
-    assert named.name == "other-counting-of-matches", named.name
+    assert named.name == "matches-credited-with-reference-counts", named.name
+    # 2 e^-1 is not e^-1 (the oracle's): not within the contract either way, so the test can tell them apart
+    assert math.isclose(explained_value(r, "papineni", named.change), 2 * math.exp(-1), rel_tol=1e-12)
 
 
 def test_counts_the_formulas_cannot_score_name_what_is_known_and_no_combination():
@@ -72,3 +75,13 @@ def test_counts_the_formulas_cannot_score_name_what_is_known_and_no_combination(
     named = classify(r, answer, "papineni")
     assert named.name == "other-counting-of-totals", named.name
     assert "whether the score follows from them is not known" in named.description
+
+
+def test_reference_counts_credited_per_distinct_hypothesis_ngram():
+    # hypothesis "a b a" against "a a a b" and "b b": distinct unigrams a (largest reference count 3) and b (2):
+    # 3 + 2 = 5 unigram matches of 3; distinct bigrams (a b) (1, in the first) and (b a) (0): 1 bigram match of 2
+    r = request("sentence", [("a b a", ["a a a b", "b b"])], weights=(0.5, 0.5))
+    assert reference_count_matches(r.segments, 2, fold=None) == (5, 1)
+    # where the reference never has an n-gram more often than the hypothesis, the counts are the clipped ones
+    same = request("sentence", [("a a b", ["a b c"])], weights=(1.0,))
+    assert reference_count_matches(same.segments, 1, fold=None) == (2,)
