@@ -378,6 +378,18 @@ COUNTING_ALTERNATIVES: dict[
         frozenset({"matches", "totals"}),
         distinct_ngram_counts,
     ),
+    # last, so that no record an earlier alternative names changes name: the clipping's other operand left out,
+    # min(h, r) read as r, each distinct hypothesis n-gram credited with its count in the reference however often the
+    # hypothesis has it (matches may exceed the totals: scored as returned counts are, `OVER_TOTALS`). Where the
+    # reference never has an n-gram more often than the hypothesis the counts are the clipped ones, so it never fits
+    # a correct answer
+    "matches-credited-with-reference-counts": (
+        "each distinct hypothesis n-gram is credited with its count in the reference (the largest over the "
+        "references), never capped at the hypothesis's own count: min(h, r) with h left out, so matches can exceed "
+        "the totals",
+        MATCHES,
+        one_layer("matches", folding(reference_count_matches)),
+    ),
 }
 
 #: The n-gram comparison's variants by mutation operator: an equality test that always holds at an order (the same
@@ -472,18 +484,6 @@ LENGTH_READINGS: dict[
         "clipped against every reference",
         frozenset({"ref_len"}),
         one_reference_length(-1),
-    ),
-    # last, so that no record an earlier alternative names changes name: the clipping's other operand left out,
-    # min(h, r) read as r, each distinct hypothesis n-gram credited with its count in the reference however often the
-    # hypothesis has it (matches may exceed the totals: scored as returned counts are, `OVER_TOTALS`). Where the
-    # reference never has an n-gram more often than the hypothesis the counts are the clipped ones, so it never fits
-    # a correct answer
-    "matches-credited-with-reference-counts": (
-        "each distinct hypothesis n-gram is credited with its count in the reference (the largest over the "
-        "references), never capped at the hypothesis's own count: min(h, r) with h left out, so matches can exceed "
-        "the totals",
-        MATCHES,
-        one_layer("matches", folding(reference_count_matches)),
     ),
 }
 
