@@ -40,7 +40,7 @@ from oracle.models.protocol import Statistics
 from oracle.models.results import Classification, NamedByParts, cause_name
 
 from . import mechanisms
-from .combination import Stage
+from .combination import Stage, returned_statistics
 from .computations import (
     APPLIES,
     Context,
@@ -91,6 +91,7 @@ from .mechanisms.counting import (
     COUNTING_ALTERNATIVES,
     LINE_CHOPS,
     OTHER_COUNTING,
+    OVER_TOTALS,
     counting_of,
     leaves_no_segment,
     matching_alternatives,
@@ -953,6 +954,15 @@ def _what_is_known(search, expected, *, zero_variants=True):
             return Explanation(prefix, f"what is known: the implementation's own statistics, scored by the judged "
                                        f"profile's formulas, give its answer; they differ from the oracle's{where}",
                                (("computation", prefix[0]),), score_of(combined), expected, zeros)
+        if combined is None and search.permitted(*prefix):
+            # the judged formulas have no score for the returned counts (`_scored_as_returned`: matches of no n-gram,
+            # fewer orders than the weights): nothing is known of the combination, which is then accused of nothing;
+            # no change (nothing to replay: not explained, so a process's history is searched as for what is known)
+            where = f" first at {divergence[2]}" if divergence else ""
+            return Explanation(prefix, f"{_NOTHING_FITS}; what is known: the statistics differ from the oracle's"
+                                       f"{where}, and the judged formulas have no score for them (an order with "
+                                       "matches of no n-gram, or fewer orders than the weights), so whether the score "
+                                       "follows from them is not known", (), None, expected, zeros)
         layer = (f"the statistics differ from the oracle's first at {divergence[2]}, and the score does not follow "
                  "from them by the judged formulas" if divergence else "")
     stages = stages_consistent_with(search.actual, combined, returned_bp=returned_bp if differs is None else None)
@@ -1022,11 +1032,13 @@ def _returned_lengths(search):
 
 
 def _scored_as_returned(search):
-    """The judged profile's BleuResult of the counts the implementation returned (None where it refuses them)."""
+    """The judged profile's BleuResult of the counts the implementation returned, read by `returned_statistics` (their
+    matches may exceed their totals: each precision m/t as it comes, `ReturnedStatistics`); None where the formulas
+    have no score for them (an order with matches of no n-gram, weights over more orders than they cover, ...)."""
     reported, ctx = _reported(search.statistics), search.ctx
     try:
-        counts = bleu.Statistics(reported.hyp_len, reported.ref_len, tuple(reported.matches[:search.n]),
-                                 tuple(reported.totals[:search.n]), search.base.statistics.segments)
+        counts = returned_statistics(reported.hyp_len, reported.ref_len, tuple(reported.matches[:search.n]),
+                                     tuple(reported.totals[:search.n]), search.base.statistics.segments)
         return bleu.bleu_from_statistics(counts, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing,
                                          level=ctx.request.level)
     except ORACLE_REFUSALS:
@@ -1042,27 +1054,15 @@ def _from_returned_counts(search, conventions):
     gives the answer, the difference is in counting alone: named by the counting alternatives (integers,
     compared exactly) or conventions whose counts are exactly the returned ones, else by the first count
     that differs. Empty when scoring the returned counts does not give the answer."""
-    statistics, base, n, ctx = search.statistics, search.base, search.n, search.ctx
+    statistics, base, n = search.statistics, search.base, search.n
     if not statistics or base is None or _statistics_differ(statistics, base, n) is None:
         return []
-    reported = _reported(statistics)
-    try:
-        counts = bleu.Statistics(
-            reported.hyp_len,
-            reported.ref_len,
-            tuple(reported.matches[:n]),
-            tuple(reported.totals[:n]),
-            base.statistics.segments,
-        )
-        value = score_of(
-            bleu.bleu_from_statistics(
-                counts, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing, level=ctx.request.level
-            )
-        )
-    except ORACLE_REFUSALS:
-        # counts the formulas cannot score (more matches than n-grams: a precision above 1): a counting
+    combined = _scored_as_returned(search)  # (matches above totals read as they come: `ReturnedStatistics`)
+    if combined is None:
+        # counts the formulas have no score for (matches of no n-gram, fewer orders than the weights): a counting
         # alternative that gives exactly these integers still names the mechanism
         return _counting_alternatives(search, None)
+    value = score_of(combined)
     if not within_contract(search.actual, value):
         return []
     strong = [c for c in conventions if not _weak(c)]  # a documented convention first, then a counting mechanism
@@ -1751,7 +1751,8 @@ def _counted_value(ctx, result, names):
             return None  # without segments, which the formulas do not score (`_emptied_corpus`)
         changed.update(counts)
     statistics = result.statistics
-    alternative = bleu.Statistics(
+    # counts that may exceed their totals are an implementation's, read as returned ones are (`returned_statistics`)
+    alternative = (returned_statistics if OVER_TOTALS.intersection(names) else bleu.Statistics)(
         changed.get("hyp_len", statistics.hyp_len),  # (empty-hypotheses-dropped, empty-sentence-end-token change c)
         changed.get("ref_len", statistics.ref_len),
         changed.get("matches", tuple(statistics.matches[:n])),

@@ -37,13 +37,55 @@ from typing import NamedTuple
 
 from oracle.formulas import bleu
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
-from oracle.formulas.errors import BleuOracleError
+from oracle.formulas.errors import BleuOracleError, BleuValueError
 
 from .expect import oracle_result, segment_counts, segments_result
 from .judge import Contract, breaks_zero_rule
 
 #: The numeric contract a float is decided by here (|a - e| <= 1e-12 + 1e-9 |e|, the judge's default).
 CONTRACT = Contract()
+
+
+@dataclass(frozen=True)
+class ReturnedStatistics(bleu.Statistics):
+    """The statistics an implementation returned, as the score stage reads them to test whether its score follows
+    from them (`classify._scored_as_returned`, `classify._from_returned_counts`): whole counts, none negative, whose
+    matches may exceed their totals. `bleu.Statistics` refuses matches above totals, the counting's invariant, which
+    the oracle's own counts obey; an implementation's counts need not (a per-sentence BLEU that credits each distinct
+    hypothesis n-gram with its count in the reference returns 2 matches of 1 unigram for "a" against "a a"), and its
+    score is then its own formula's arithmetic on them: each precision m/t as it comes, above 1 or not (2/1 there,
+    2 x e^(1 - 2/1) with BP). Built only from returned counts, never from the oracle's counting, so the formulas'
+    invariant stands for the oracle's own use. An order with matches and no n-gram (m > 0 of t = 0) has no precision
+    m/t (the formulas read 0 of 0 as an empty order, which m of 0 is not): refused, as a count that is not one is;
+    the caller reads a refusal as "the score of these statistics is not known", never as a combination fault."""
+
+    def __post_init__(self):
+        if len(self.matches) != len(self.totals):
+            raise BleuValueError(
+                f"`matches` and `totals` must have one entry per order (got {len(self.matches)} and {len(self.totals)})"
+            )
+        for name in ("hyp_len", "ref_len", "segments"):
+            _require_returned_count(getattr(self, name), name)
+        for name in ("matches", "totals"):
+            for i, value in enumerate(getattr(self, name)):
+                _require_returned_count(value, f"{name}[{i}]")
+        for i, (m, t) in enumerate(zip(self.matches, self.totals, strict=True)):
+            if m > 0 and t == 0:
+                raise BleuValueError(f"order {i + 1} has {m} matches of 0 n-grams: no precision m/t")
+
+
+def returned_statistics(hyp_len, ref_len, matches, totals, segments):
+    """Counts an implementation returned, to be scored: `bleu.Statistics` where they obey the counting's invariant (a
+    result the formulas keep, as before), else `ReturnedStatistics` (matches above totals, read as they come); a
+    `BleuValueError` where they are no counts, or an order has matches of no n-gram."""
+    if all(type(m) is int and type(t) is int and m <= t for m, t in zip(matches, totals, strict=False)):
+        return bleu.Statistics(hyp_len, ref_len, tuple(matches), tuple(totals), segments)
+    return ReturnedStatistics(hyp_len, ref_len, tuple(matches), tuple(totals), segments)
+
+
+def _require_returned_count(value, name):
+    if type(value) is not int or value < 0:
+        raise BleuValueError(f"`{name}` must be a non-negative integer count (got {value!r})")
 
 
 def _same(value, expected):
@@ -741,6 +783,6 @@ def stages_consistent_with(answer, result, names, *, returned_bp=None):
     return found
 
 
-__all__ = ["CONTRACT", "SCALE_POWERS", "PartialName", "Stage", "StageNames", "batch_mean", "exp_left_out_penalty",
-           "exponent_negated_penalty", "floored_ratio_penalty", "length_ratio_penalty", "score_variant",
-           "squared_penalty", "stages_consistent_with"]
+__all__ = ["CONTRACT", "SCALE_POWERS", "PartialName", "ReturnedStatistics", "Stage", "returned_statistics",
+           "StageNames", "batch_mean", "exp_left_out_penalty", "exponent_negated_penalty", "floored_ratio_penalty",
+           "length_ratio_penalty", "score_variant", "squared_penalty", "stages_consistent_with"]

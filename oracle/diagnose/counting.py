@@ -85,6 +85,18 @@ def unclipped_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str], 
     return tuple(matches)
 
 
+def reference_count_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...]:
+    """Per order, each distinct hypothesis n-gram credited with its count in the reference (the largest over several
+    references), never capped at the hypothesis's own count: min(h, r) with h left out, so "a" against "a a" counts
+    2 matches of 1 unigram (matches may exceed the totals)."""
+    matches = [0] * n
+    for segment in segments:
+        limit = _reference_maxima(segment.references, lambda reference: _count(_folded(reference, fold), n))
+        for gram in _count(_folded(segment.hypothesis, fold), n):
+            matches[len(gram) - 1] += limit[gram]
+    return tuple(matches)
+
+
 def reference_sum_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...]:
     """Per order, counts clipped to the sum of the references' counts (not the largest single one)."""
     matches = [0] * n
@@ -1036,5 +1048,6 @@ __all__ = [
     "running_length_reference_counts",
     "strict_clip_matches",
     "totals_one_short",
+    "reference_count_matches",
     "unclipped_matches",
 ]

@@ -44,6 +44,7 @@ from oracle.diagnose.counting import (
     order_read_from_spaces,
     pad_and_eos_trimmed,
     parenthesised_text_removed,
+    reference_count_matches,
     reference_recall_counts,
     reference_sum_matches,
     running_length_reference_counts,
@@ -377,6 +378,18 @@ COUNTING_ALTERNATIVES: dict[
         frozenset({"matches", "totals"}),
         distinct_ngram_counts,
     ),
+    # last, so that no record an earlier alternative names changes name: the clipping's other operand left out,
+    # min(h, r) read as r, each distinct hypothesis n-gram credited with its count in the reference however often the
+    # hypothesis has it (matches may exceed the totals: scored as returned counts are, `OVER_TOTALS`). Where the
+    # reference never has an n-gram more often than the hypothesis the counts are the clipped ones, so it never fits
+    # a correct answer
+    "matches-credited-with-reference-counts": (
+        "each distinct hypothesis n-gram is credited with its count in the reference (the largest over the "
+        "references), never capped at the hypothesis's own count: min(h, r) with h left out, so matches can exceed "
+        "the totals",
+        MATCHES,
+        one_layer("matches", folding(reference_count_matches)),
+    ),
 }
 
 #: The n-gram comparison's variants by mutation operator: an equality test that always holds at an order (the same
@@ -473,6 +486,10 @@ LENGTH_READINGS: dict[
         one_reference_length(-1),
     ),
 }
+
+#: Counting alternatives whose matches may exceed their totals: their counts are scored as an implementation's
+#: returned ones are (`oracle.diagnose.combination.ReturnedStatistics`), each precision m/t as it comes.
+OVER_TOTALS = frozenset({"matches-credited-with-reference-counts"})
 
 #: The clipping stage's alternatives a length reading is paired with (`matching_pairs`): stage 3's variants, each
 #: changing the matches alone.
@@ -633,7 +650,7 @@ MECHANISMS = [
 ]
 
 __all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "IDENTITY_IGNORED", "LENGTH_READINGS", "LINE_CHOPS", "MECHANISMS",
-           "ONE_SEGMENT_LENGTHS", "OTHER_COUNTING", "PAIRED_CLIPPINGS", "UNPAIRED",
+           "ONE_SEGMENT_LENGTHS", "OTHER_COUNTING", "OVER_TOTALS", "PAIRED_CLIPPINGS", "UNPAIRED",
            "capped_words", "counting_of", "covers_its_parts", "leaves_no_segment", "matching_alternatives",
            "matching_identity_ignored", "matching_length_readings",
            "matching_pairs", "other_counting_words",
