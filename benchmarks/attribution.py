@@ -137,6 +137,7 @@ warmed by one untimed fixed run per fixed twin first, so that neither tree's fir
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import resource
 import shlex
@@ -338,61 +339,11 @@ COLLECTIONS = {"realbleu": "realbleu", "heldout": "realbleu_heldout", "heldout2"
 
 
 def real_bugs(collection: str = "realbleu") -> dict:
-    """The table of a collection of real bugs: name -> RealBug (`REAL_BUGS`, `HELDOUT_BUGS`, `HELDOUT2_BUGS`,
-    `HELDOUT3_BUGS`, `HELDOUT4_BUGS`, `HELDOUT5_BUGS`, `HELDOUT6_BUGS`, `HELDOUT7_BUGS`, `HELDOUT8_BUGS`,
-    `HELDOUT9_BUGS`, `HELDOUT10_BUGS`, `HELDOUT11_BUGS` or `HELDOUT12_BUGS`)."""
+    """The table of a collection of real bugs: name -> RealBug, its fake's `*_BUGS` dict (`COLLECTIONS`: `REAL_BUGS`
+    of realbleu.py, `HELDOUT_BUGS` of realbleu_heldout.py, `HELDOUTN_BUGS` of realbleu_heldoutN.py)."""
     sys.path.insert(0, str(FAKES))
-    if collection == "heldout12":
-        from realbleu_heldout12 import HELDOUT12_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT12_BUGS
-    if collection == "heldout11":
-        from realbleu_heldout11 import HELDOUT11_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT11_BUGS
-    if collection == "heldout10":
-        from realbleu_heldout10 import HELDOUT10_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT10_BUGS
-    if collection == "heldout9":
-        from realbleu_heldout9 import HELDOUT9_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT9_BUGS
-    if collection == "heldout8":
-        from realbleu_heldout8 import HELDOUT8_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT8_BUGS
-    if collection == "heldout7":
-        from realbleu_heldout7 import HELDOUT7_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT7_BUGS
-    if collection == "heldout6":
-        from realbleu_heldout6 import HELDOUT6_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT6_BUGS
-    if collection == "heldout5":
-        from realbleu_heldout5 import HELDOUT5_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT5_BUGS
-    if collection == "heldout4":
-        from realbleu_heldout4 import HELDOUT4_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT4_BUGS
-    if collection == "heldout3":
-        from realbleu_heldout3 import HELDOUT3_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT3_BUGS
-    if collection == "heldout2":
-        from realbleu_heldout2 import HELDOUT2_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT2_BUGS
-    if collection == "heldout":
-        from realbleu_heldout import HELDOUT_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-        return HELDOUT_BUGS
-    from realbleu import REAL_BUGS  # noqa: PLC0415 - the fakes are not a package
-
-    return REAL_BUGS
+    module = importlib.import_module(COLLECTIONS[collection])  # (the fakes are scripts, not a package)
+    return getattr(module, "REAL_BUGS" if collection == "realbleu" else f"{collection.upper()}_BUGS")
 
 
 def main_cause(causes: list[dict] | None) -> str | None:
