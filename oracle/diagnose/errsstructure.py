@@ -63,8 +63,7 @@ class Refusal:
 
 @dataclass(frozen=True)
 class StructureCause:
-    """An error named by a structure: its name (the structure's), what it says, and the neighbour whose answer
-    carried the structure's statistics."""
+    """An error named by a structure: its name (the structure's) and what it says of the evidence."""
 
     name: str
     description: str

@@ -561,11 +561,8 @@ def _structure_whose_call_errs(failing, original, asked, overrides, context: Dia
     error search's probes, and the failing input given a shape the structure takes is answered, asked now, with that
     structure's statistics (the classifier among that structure alone). None where no structure does."""
     def ask(probe):
-        if context.process.given_up or not_applicable_reason(probe, context.capabilities) is not None:
-            return None
-        sent, pending = context.channel.submit(probe)
-        reply = context.channel.collect(sent, pending, kept=False)
-        return reply if reply.kind == "score" else None
+        reply = _probe_reply(probe, context)
+        return reply if reply is not None and reply.kind == "score" else None
 
     def explains(probe, reply, name):
         try:
@@ -579,11 +576,18 @@ def _structure_whose_call_errs(failing, original, asked, overrides, context: Dia
 def _errs(probe, context: DiagnosisContext):
     """Whether the implementation answers `probe` with an error (`errorcauses.Ask`): None where it cannot be
     asked (outside its capabilities, the process given up) or the answer is neither (a crash, a timeout)."""
+    reply = _probe_reply(probe, context)
+    return None if reply is None else {"error": True, "unsupported": True, "score": False, "rejected": False}.get(
+        reply.kind)
+
+
+def _probe_reply(probe, context: DiagnosisContext):
+    """The implementation's reply to `probe`, sent now and kept out of the history; None where it cannot be asked
+    (the process given up, or the probe outside its capabilities)."""
     if context.process.given_up or not_applicable_reason(probe, context.capabilities) is not None:
         return None
     sent, pending = context.channel.submit(probe)
-    return {"error": True, "unsupported": True, "score": False, "rejected": False}.get(
-        context.channel.collect(sent, pending, kept=False).kind)
+    return context.channel.collect(sent, pending, kept=False)
 
 
 def _stale(request, reply, before, expected, classification, context: DiagnosisContext, *,
