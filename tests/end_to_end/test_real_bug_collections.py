@@ -31,6 +31,7 @@ from fakes.realbleu_heldout9 import HELDOUT9_BUGS
 from fakes.realbleu_heldout10 import HELDOUT10_BUGS
 from fakes.realbleu_heldout11 import HELDOUT11_BUGS
 from fakes.realbleu_heldout12 import HELDOUT12_BUGS
+from fakes.realbleu_heldout13 import HELDOUT13_BUGS
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
@@ -51,9 +52,10 @@ COLLECTIONS = {
     "heldout10": (HELDOUT10_BUGS, "realbleu_heldout10.py", "test_real_bugs_heldout10.py"),
     "heldout11": (HELDOUT11_BUGS, "realbleu_heldout11.py", "test_real_bugs_heldout11.py"),
     "heldout12": (HELDOUT12_BUGS, "realbleu_heldout12.py", "test_real_bugs_heldout12.py"),
+    "heldout13": (HELDOUT13_BUGS, "realbleu_heldout13.py", "test_real_bugs_heldout13.py"),
 }
 HELD_OUT = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8",
-            "heldout9", "heldout10", "heldout11", "heldout12")
+            "heldout9", "heldout10", "heldout11", "heldout12", "heldout13")
 
 
 @pytest.mark.parametrize("collection", sorted(COLLECTIONS))
