@@ -22,7 +22,11 @@ the call, innermost first):
   `ResultsWriter.text` (a record line serialised by pydantic-core's serializer directly);
 - derived values: `ScoreRequest.token_count` and `reference_count` computed (not read from the instance), and the
   request's forms: `to_json`, `wire_form`, `replay_form`, `replay_payload`, `tokenized`; the search cache's
-  `body_of` and `request_digest`.
+  `body_of` and `request_digest`;
+- `validator run`: each function of `oracle/` that pydantic-core calls while validating a model (field, model and
+  Annotated validators), by the model being validated: pydantic runs a nested model instance's after-validators
+  again when it is passed to another model (pydantic/pydantic#12085, #6978), which this shows (`ScoreReply`'s in a
+  `Record`).
 
 A wrapped call made inside another wrapped call is counted too (a `model_copy` inside `with_seq`): the call site
 says where. Nothing here changes what the run does or writes; results.jsonl is left in the report folder.
@@ -52,7 +56,7 @@ _MAIN = threading.main_thread()
 
 def _site(depth: int = 2) -> str:
     """The first `depth` frames of `oracle/` above the wrapped call, innermost first ("module.function")."""
-    frame = sys._getframe(2)
+    frame = sys._getframe(3)
     found: list[str] = []
     while frame is not None and len(found) < depth:
         filename = frame.f_code.co_filename
@@ -63,29 +67,66 @@ def _site(depth: int = 2) -> str:
     return " <- ".join(found) or "(outside oracle)"
 
 
-def _count(what: str, model: str) -> None:
+def _count(what: str, model: str) -> str | None:
+    """Count one `what` of `model` at its call site (returned; None where nothing is counted)."""
     if STATE["on"] and threading.current_thread() is _MAIN:
-        COUNTS[what, model, _site()] += 1
+        site = _site()
+        COUNTS[what, model, site] += 1
+        return site
+    return None
 
 
-def _wrap_method(owner: type, name: str, what: str, *, of_class: bool = False) -> None:
-    """Count calls of `owner.name` (an instance method, or a classmethod where `of_class`) by the model's class."""
+#: pydantic's own functions that call pydantic-core's validator (BaseModel.__init__, model_validate, ...)
+ENTRIES: set[Any] = set()
+
+
+def _validators_counted(model: str, site: str, call: Any) -> Any:
+    """`call()` (a validation of `model` at `site`), counting each function of `oracle/` that pydantic-core calls
+    from it: our field, model and Annotated validators, whether the value is new or a model instance already
+    validated (pydantic runs an instance's after-validators again). Not with --builtins (cProfile holds the hook)."""
+    if STATE["profile"] is not None:
+        return call()
+
+    def hook(frame: Any, event: str, _: Any) -> None:
+        if event == "call" and frame.f_back is not None and frame.f_back.f_code in ENTRIES \
+                and frame.f_code.co_filename.startswith(ORACLE):
+            COUNTS["validator run", f"{frame.f_code.co_qualname} (validating {model})", site] += 1
+
+    previous = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        return call()
+    finally:
+        sys.setprofile(previous)
+
+
+def _wrap_method(owner: type, name: str, what: str, *, of_class: bool = False, validates: bool = False) -> None:
+    """Count calls of `owner.name` (an instance method, or a classmethod where `of_class`) by the model's class;
+    where it `validates`, the validators it runs too (`_validators_counted`)."""
     original = owner.__dict__[name]
     if of_class:
         function = original.__func__
+        if validates:
+            ENTRIES.add(function.__code__)
 
         @functools.wraps(function)
         def counted_class(cls, *args, **kwargs):
-            _count(what, cls.__name__)
-            return function(cls, *args, **kwargs)
+            site = _count(what, cls.__name__)
+            if site is None or not validates:
+                return function(cls, *args, **kwargs)
+            return _validators_counted(cls.__name__, site, lambda: function(cls, *args, **kwargs))
 
         setattr(owner, name, classmethod(counted_class))
         return
+    if validates:
+        ENTRIES.add(original.__code__)
 
     @functools.wraps(original)  # (copies pydantic's `__pydantic_base_init__` mark of BaseModel.__init__)
     def counted(self, *args, **kwargs):
-        _count(what, type(self).__name__)
-        return original(self, *args, **kwargs)
+        site = _count(what, type(self).__name__)
+        if site is None or not validates:
+            return original(self, *args, **kwargs)
+        return _validators_counted(type(self).__name__, site, lambda: original(self, *args, **kwargs))
 
     setattr(owner, name, counted)
 
@@ -126,9 +167,10 @@ def _install_pydantic() -> None:
     import pydantic
 
     base = pydantic.BaseModel
-    _wrap_method(base, "__init__", "init")
-    for name in ("model_validate", "model_validate_json", "model_construct"):
-        _wrap_method(base, name, name, of_class=True)
+    _wrap_method(base, "__init__", "init", validates=True)
+    for name in ("model_validate", "model_validate_json"):
+        _wrap_method(base, name, name, of_class=True, validates=True)
+    _wrap_method(base, "model_construct", "model_construct", of_class=True)
     for name in ("model_copy", "model_dump", "model_dump_json"):
         _wrap_method(base, name, name)
     for name in ("validate_python", "validate_json", "dump_python", "dump_json"):
@@ -285,8 +327,11 @@ def main() -> None:
         check = ["check", "--impl", args.impl, "--no-cases", "--examples", str(args.examples), "--seed", "0",
                  "--jobs", "1", "--quiet"]
         env = {**os.environ, "BLEU_ORACLE_SEARCH_CACHE": str(cache)}
+        import oracle  # (the tree on PYTHONPATH: the cold run in it too, `-m` reading its working directory first)
+
+        tree = Path(oracle.__file__).resolve().parents[1]
         cold = subprocess.run([sys.executable, "-m", "oracle", *check, "--report", str(Path(work) / "cold")],
-                              env=env, capture_output=True, text=True)
+                              env=env, capture_output=True, text=True, cwd=tree)
         if cold.returncode not in (0, 1):
             raise SystemExit(f"the cold check exited {cold.returncode}: {cold.stderr.strip()[-400:]}")
         os.environ["BLEU_ORACLE_SEARCH_CACHE"] = str(cache)
