@@ -150,3 +150,26 @@ def test_the_drawing_table_draws_the_same_lines_in_two_checkouts():
     rows = [line for line in done.stdout.splitlines() if " drawing " in line]
     assert len(rows) == 1 and rows[0].endswith("inputs; lines the same"), done.stdout
     assert [part.split(")")[0].count(",") for part in rows[0].split("(")[1:]] == [1, 1], done.stdout
+
+
+@pytest.mark.slow
+def test_the_warm_counts_miss_no_validation_pydantic_core_runs(tmp_path):
+    """benchmarks/warm_counts.py on 30 examples: its wrappers' counts of model builds and validations add up to
+    cProfile's count of pydantic-core's own validator calls in the same search (`--builtins`): `__init__` and
+    `model_validate` to `SchemaValidator.validate_python`, `model_validate_json` to `validate_json`; so no path into
+    validation goes uncounted. And every request the search sent is counted."""
+    out = tmp_path / "counts.json"
+    done = subprocess.run([sys.executable, "benchmarks/warm_counts.py", "--examples", "30", "--builtins", "--top", "0",
+                           "--json", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    counts = json.loads(out.read_text(encoding="utf-8"))
+    assert counts["requests"] > 30
+    total: dict[str, int] = {}
+    for row in counts["counts"]:
+        total[row["what"]] = total.get(row["what"], 0) + row["count"]
+    builtins = {line.split("|")[1].strip(): int(line.split("|")[2].replace(",", ""))
+                for line in done.stdout.splitlines() if line.startswith("| <")}
+    python = next(n for name, n in builtins.items() if "'validate_python' of 'pydantic_core" in name)
+    json_ = next(n for name, n in builtins.items() if "'validate_json' of 'pydantic_core" in name)
+    assert total["init"] + total["model_validate"] == python > 0
+    assert total["model_validate_json"] == json_ > 0
