@@ -1260,8 +1260,13 @@ class _Probing:
         0) those refuted: a feature whose own neighbour errs is no part of the cause, and a neighbour may take it
         away too (one reference more beside an empty one makes the segment's one reference two)."""
         return [n for n in feature.neighbours(self.failing) if n != self.failing and not feature.holds(n)
-                and all(other.holds(n) or (depth > 0 and self.refuted(other, depth=depth - 1))
-                        for other in self.candidates if other.family != feature.family)]
+                and self.kept_beside(n, feature, depth=depth)]
+
+    def kept_beside(self, neighbour: ScoreRequest, feature: Feature, *, depth: int = REFUTED_DEPTH) -> bool:
+        """Whether a neighbour without `feature` keeps the failing input's other features, but (`depth` above 0)
+        those refuted (`without`'s rule, on a neighbour already built)."""
+        return all(other.holds(neighbour) or (depth > 0 and self.refuted(other, depth=depth - 1))
+                   for other in self.candidates if other.family != feature.family)
 
     def refuted(self, feature: Feature, *, depth: int = 0) -> bool:
         """Whether a neighbour of the failing input without `feature` errs, keeping every other feature (`depth`
@@ -1489,8 +1494,9 @@ def _every_face(probing: _Probing, part: str, every: Sequence[ScoreRequest]) -> 
         if not all(face.holds(request) for request in every):
             continue
         kept = face.kept or broader.holds
-        neighbours = [n for n in probing.without(face) if kept(n)]
+        # built once: every neighbour must keep the others (`_Probing.without`'s rule) and the broader feature
         built = [n for n in face.neighbours(probing.failing) if n != probing.failing and not face.holds(n)]
+        neighbours = [n for n in built if probing.kept_beside(n, face) and kept(n)]
         if neighbours and len(neighbours) == len(built) and all(probing.errs(n) is False for n in neighbours):
             return face.name
     return part
