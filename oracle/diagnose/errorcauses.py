@@ -73,7 +73,8 @@ token, a hypothesis's). A face is named only where each of its neighbours is ans
 feature: the side's lone CRs made U+2028 (a line end `str.splitlines` alone takes), the line end moved to the other
 side; a face one of whose neighbours cannot be built is not asked. The fifth held-out set's reference file read with
 universal newlines was named by the broader `token-with-line-end` (benchmarks/README.md, "An error's trigger at its
-own boundary"). And "the corpus has one segment" has two neighbours, both asked: the segment given twice, and the
+own boundary"). A text's line end has the same faces where their probes can be built (`text_line_end_faces`, which
+says which cannot). And "the corpus has one segment" has two neighbours, both asked: the segment given twice, and the
 segment beside one whose hypothesis is empty (c and the hypothesis n-grams kept), so that a trigger on a corpus
 total the doubling takes away (c = 1) is not named by the count.
 
@@ -223,6 +224,10 @@ class Feature:
     #: once a cause naming that broader feature is found, and named in its place where its neighbour is answered
     #: (`_faces`).
     narrows: str | None = None
+    #: What a face's neighbours must still hold in place of the feature it narrows (None: that feature): a text's lone
+    #: carriage return made U+2028 is no longer a line break (LF or CR), but still a line end a reader may take
+    #: (`text_line_end_faces`).
+    kept: Callable[[ScoreRequest], bool] | None = None
 
 
 def one_neighbour(edit: Callable[[ScoreRequest], ScoreRequest | None]
@@ -749,6 +754,148 @@ def line_end_faces(feature: Feature) -> tuple[Feature, ...]:
             *(_side_line_end_face(feature, side) for side in SIDES))
 
 
+# -- a text's line end: which reader's, on which side (a text request's faces; leftovers16) ---------------------------
+
+#: A line break of a text: LF, CR LF or a lone CR (`text-line-break`: what a line reader of any kind but
+#: `str.splitlines`' other line ends cuts at).
+_TEXT_LINE_BREAK = re.compile("\r\n?|\n")
+
+
+def side_texts(request: ScoreRequest, side: str) -> Iterator[str]:
+    """The texts of one side of a text request's segments (`SIDES`): the hypotheses', or the references'."""
+    if not request.is_text:
+        return
+    for segment in request.segments:
+        yield from map(str, (segment.hypothesis,) if side == "hypothesis" else segment.references)
+
+
+def _side_texts_changed(request: ScoreRequest, side: str | None, change: Callable[[str], str]) -> ScoreRequest:
+    """Each text of one side (`side`; None: both) changed by `change`, the other side's as they are."""
+    def on(text, this: str):
+        return change(str(text)) if side in (None, this) else text
+    return _with_segments(request, (
+        Segment(hypothesis=on(s.hypothesis, "hypothesis"), references=tuple(on(r, "references") for r in s.references))
+        for s in request.segments))
+
+
+def text_carriage_returns_made_splitlines_only(request: ScoreRequest, side: str | None = None) -> ScoreRequest | None:
+    """Each lone carriage return of one side's texts (`side`; None: both sides') made SPLITLINES_ONLY_LINE_END: every
+    token and every line end's place kept, the line end now one `str.splitlines` takes and universal newlines do not.
+    None for a token request, where no text of the side holds one, or where the request already holds that character
+    (it would not be told from a line end the input had)."""
+    texts = list(texts_of(request))
+    if not any(map(holds_carriage_return, side_texts(request, side) if side else texts)) or any(
+            SPLITLINES_ONLY_LINE_END in t for t in texts):
+        return None
+    return _side_texts_changed(request, side, lambda t: _LONE_CARRIAGE_RETURN.sub(SPLITLINES_ONLY_LINE_END, t))
+
+
+def _after_first_word(text: str, inserted: str) -> str:
+    """`text` with `inserted` after its first word, a space after it where nothing followed (a line end that ends the
+    text would meet the LF a writer puts after it: CR then LF is one line end, not two); whitespace, so that a
+    tokenizer splitting at whitespace sees the same tokens."""
+    word = re.match(r"\s*\S+", text)
+    at = word.end() if word else len(text)
+    rest = text[at:]
+    return text[:at] + inserted + (rest or " ")
+
+
+def text_line_end_moved(request: ScoreRequest, side: str, pattern: re.Pattern[str]) -> ScoreRequest | None:
+    """The line ends `pattern` finds in `side`'s texts made spaces (whitespace still, a line end for no reader), and
+    the first of them found put after the first word of the other side's first text that has one
+    (`_after_first_word`): a line end of that kind is still held, now on the other side alone, every token kept;
+    where the other side has no word, its first text is given one, a letter found nowhere in the input, and the line
+    end (the emptiness taken away with it: the neighbour is asked only where that emptiness is no part of the cause).
+    None for a token request, where `side` holds none, or the other side has no text."""
+    found = next((m.group() for t in side_texts(request, side) for m in (pattern.search(t),) if m), None)
+    if found is None:
+        return None
+    changed = _side_texts_changed(request, side, lambda t: pattern.sub(" ", t))
+    other = SIDES[1 - SIDES.index(side)]
+
+    def texts_in(segment: Segment) -> tuple:
+        return (segment.hypothesis,) if other == "hypothesis" else segment.references
+
+    def given(index: int, at: int, text: str) -> ScoreRequest:
+        segment = changed.segments[index]
+        texts = tuple(text if k == at else x for k, x in enumerate(texts_in(segment)))
+        segment = (Segment(hypothesis=texts[0], references=segment.references) if other == "hypothesis"
+                   else Segment(hypothesis=segment.hypothesis, references=texts))
+        return _with_segments(changed, (segment if i == index else s for i, s in enumerate(changed.segments)))
+    for index, segment in enumerate(changed.segments):
+        at = next((k for k, text in enumerate(texts_in(segment)) if str(text).split()), None)
+        if at is not None:
+            return given(index, at, _after_first_word(str(texts_in(segment)[at]), found))
+    token = _unmatched_token(request)
+    holding = next((i for i, s in enumerate(changed.segments) if texts_in(s)), None)
+    return None if token is None or holding is None else given(holding, 0, _after_first_word(token, found))
+
+
+def holds_text_line_end(text: str) -> bool:
+    """Whether a text holds a line end of any reader: a line break (LF, CR) or one of OTHER_LINE_ENDS."""
+    return bool(_TEXT_LINE_BREAK.search(text)) or holds_line_end(text, carriage_return=False)
+
+
+def _on_text_side(side: str | None, test: Callable[[str], bool]) -> Callable[[ScoreRequest], bool]:
+    """Whether a text of `side` (None: either side) passes `test`."""
+    def held(request: ScoreRequest) -> bool:
+        return any(map(test, side_texts(request, side) if side else texts_of(request)))
+    return held
+
+
+def _text_carriage_return_face(feature: Feature, side: str) -> Feature:
+    """A side's lone carriage return in a text: its neighbours, the side's CRs made SPLITLINES_ONLY_LINE_END (the
+    reader: still a line end, no longer a line break, hence `kept`) and the CR moved to the other side (the side)."""
+    one = "reference" if side == "references" else side
+
+    def reader(request: ScoreRequest) -> ScoreRequest | None:
+        return text_carriage_returns_made_splitlines_only(request, side)
+
+    def other_side(request: ScoreRequest) -> ScoreRequest | None:
+        return text_line_end_moved(request, side, _LONE_CARRIAGE_RETURN)
+    return Feature(f"{one}-text-with-carriage-return", f"a {one}'s text holds {_CARRIAGE_RETURN_WORDS}",
+                   feature.family, _on_text_side(side, holds_carriage_return), _every_edit(reader, other_side),
+                   narrows=feature.name, kept=_on_text_side(None, holds_text_line_end))
+
+
+def _text_side_face(feature: Feature, side: str, pattern: re.Pattern[str], what: str) -> Feature:
+    """A side's line end of `feature`'s kind in a text (`pattern`): its neighbour, the line end moved to the other
+    side."""
+    one = "reference" if side == "references" else side
+
+    def other_side(request: ScoreRequest) -> ScoreRequest | None:
+        return text_line_end_moved(request, side, pattern)
+    return Feature(f"{one}-{feature.name}", f"a {one}'s text holds {what}", feature.family,
+                   _on_text_side(side, lambda text: bool(pattern.search(text))), _every_edit(other_side),
+                   narrows=feature.name)
+
+
+def text_line_end_faces(line_break: Feature, line_end: Feature) -> tuple[Feature, ...]:
+    """The narrower faces of a text's line end, as `line_end_faces` a token's, in the order asked (the narrowest
+    first). Of "a text holds a line break" (`line_break`: LF or CR): a side's lone carriage return (neighbours: the
+    side's lone CRs made SPLITLINES_ONLY_LINE_END, the reader; the CR moved to the other side, the side), a lone CR on
+    either side (every lone CR made U+2028), a side's line break (moved to the other side). Of "a text holds another
+    line end" (`line_end`: VT, FF, U+001C-U+001E, NEL, U+2028, U+2029): a side's (moved to the other side).
+
+    Faces that cannot be built for a text, hence not asked: a reader face of LF (LF is a line end for every reader,
+    so no probe keeps it a line end of one reader and not another: a text's LF is told by its side alone), and a
+    reader face of `line_end` (every one of its line ends is `str.splitlines`' alone: no reader takes some and not
+    the others, and U+2028 is one of them). A reader's face of CR is named, as a token's, only where both its
+    neighbours are answered; its reader neighbour is no longer a line break but keeps a line end (`Feature.kept`),
+    the other neighbours keep the feature they narrow."""
+    other_line_end = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+    def everywhere(request: ScoreRequest) -> ScoreRequest | None:
+        return text_carriage_returns_made_splitlines_only(request)
+    return (*(_text_carriage_return_face(line_break, side) for side in SIDES),
+            Feature("text-with-carriage-return", f"a text holds {_CARRIAGE_RETURN_WORDS}", line_break.family,
+                    _on_text_side(None, holds_carriage_return), _every_edit(everywhere), narrows=line_break.name,
+                    kept=_on_text_side(None, holds_text_line_end)),
+            *(_text_side_face(line_break, side, _TEXT_LINE_BREAK, "a line break (LF or CR)") for side in SIDES),
+            *(_text_side_face(line_end, side, other_line_end, "a line end other than LF and CR (VT, FF, "
+                              "U+001C-U+001E, NEL, U+2028, U+2029)") for side in SIDES))
+
+
 def _text_lengths(request: ScoreRequest) -> list[int] | None:
     """The tokens of every hypothesis and reference (a text request split as its tokenizer splits it); None where the
     request cannot be tokenized."""
@@ -1113,8 +1260,13 @@ class _Probing:
         0) those refuted: a feature whose own neighbour errs is no part of the cause, and a neighbour may take it
         away too (one reference more beside an empty one makes the segment's one reference two)."""
         return [n for n in feature.neighbours(self.failing) if n != self.failing and not feature.holds(n)
-                and all(other.holds(n) or (depth > 0 and self.refuted(other, depth=depth - 1))
-                        for other in self.candidates if other.family != feature.family)]
+                and self.kept_beside(n, feature, depth=depth)]
+
+    def kept_beside(self, neighbour: ScoreRequest, feature: Feature, *, depth: int = REFUTED_DEPTH) -> bool:
+        """Whether a neighbour without `feature` keeps the failing input's other features, but (`depth` above 0)
+        those refuted (`without`'s rule, on a neighbour already built)."""
+        return all(other.holds(neighbour) or (depth > 0 and self.refuted(other, depth=depth - 1))
+                   for other in self.candidates if other.family != feature.family)
 
     def refuted(self, feature: Feature, *, depth: int = 0) -> bool:
         """Whether a neighbour of the failing input without `feature` errs, keeping every other feature (`depth`
@@ -1341,8 +1493,10 @@ def _every_face(probing: _Probing, part: str, every: Sequence[ScoreRequest]) -> 
     for face in (f for f in probing.features.faces if f.narrows == part):
         if not all(face.holds(request) for request in every):
             continue
-        neighbours = [n for n in probing.without(face) if broader.holds(n)]
+        kept = face.kept or broader.holds
+        # built once: every neighbour must keep the others (`_Probing.without`'s rule) and the broader feature
         built = [n for n in face.neighbours(probing.failing) if n != probing.failing and not face.holds(n)]
+        neighbours = [n for n in built if probing.kept_beside(n, face) and kept(n)]
         if neighbours and len(neighbours) == len(built) and all(probing.errs(n) is False for n in neighbours):
             return face.name
     return part

@@ -178,6 +178,8 @@ def answered_again(request, reply, verdict, context: DiagnosisContext, prepared=
     nondeterminism."""
     if verdict.outcome not in (Outcome.FAIL, Outcome.ERROR) or context.process.given_up:
         return None
+    # not `_probe_reply`: the failing request itself, sent already (within the capabilities, not tested again), sent
+    # again with its prepared wire body (`prepared`: read from the search cache or built once)
     sent, pending = context.channel.submit(request, prepared)
     again = context.channel.collect(sent, pending, kept=False)
     if not repeat.answered_otherwise(reply, again, context.contract):
@@ -642,12 +644,12 @@ def _new_key_probed(named, request, context: DiagnosisContext):
     now and kept out of the history, answered right; else None (unconfirmed, it is no fit: `with_stale`)."""
     # (the channel's sequence number marks the token: a cache keeps what an earlier probe asked, which a second
     # record with the same hypotheses would otherwise meet)
+    # (`_probe_reply`'s guard is this one's: its callers ask it only with the process not given up, the one after
+    # `_probed` only where each of its probes was answered as the failing reply was, a score: no crash to give it up)
     probe = with_new_hypotheses(request, context.channel.seq)
-    if not_applicable_reason(probe, context.capabilities) is not None:
-        return None
-    sent, pending = context.channel.submit(probe)
-    answer = context.channel.collect(sent, pending, kept=False)
-    return confirmed_by_a_new_key(named, probe, answer, context.profile, context.contract)
+    answer = _probe_reply(probe, context)
+    return None if answer is None else confirmed_by_a_new_key(named, probe, answer, context.profile,
+                                                              context.contract)
 
 
 def _in_order(named, request, before: Before, context: DiagnosisContext, *, refuted: bool = False):
@@ -690,6 +692,9 @@ def _in_order(named, request, before: Before, context: DiagnosisContext, *, refu
 def _answered_here(requests, context: DiagnosisContext) -> list:
     """The replies to `requests`, sent in order on the run's channel and kept out of the history (the tally of exp
     smoothing's halvings counts them: the process's counter does)."""
+    # not `_probe_reply`: a sequence whose capabilities and process the caller tests once, before any is sent
+    # (`_in_order`), each then sent and its reply kept, a crash's included: a process given up midway answers the
+    # later ones crash (the transport's), where `_probe_reply` would give None, which `confirmed_in_order` cannot read
     answers = []
     for probe in requests:
         submitted, pending = context.channel.submit(probe)
@@ -730,6 +735,9 @@ def _probed(named, request, other, parts, reply, context: DiagnosisContext, answ
     answered = []
     for part, probe in applicable:
         if probe not in answers:
+            # not `_probe_reply`: the probes are the first PROBES_NEEDED applicable ones of more (tested above), and
+            # the second is sent even where the first gave the process up (answered crash by the transport), so that
+            # `confirmed` reads a reply for each, where `_probe_reply` would give None
             sent, pending = context.channel.submit(probe)
             answers[probe] = context.channel.collect(sent, pending, kept=False)
         answered.append((part, probe, answers[probe]))

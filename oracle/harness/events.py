@@ -190,10 +190,12 @@ class RootCauseTally:
     explanations that fit it (its classification's name and `fits`); `groups` names the fewest
     explanations that together account for every record (`oracle.diagnose.cover`), so that one bug gets
     one name. Per group the count, the documented classes and the smallest input (fewest tokens, then
-    segments, references, orders; then the first in the run). Memory holds one entry per distinct set of
-    fitting names, however many records; `keep_records` also keeps the records (for a console listing). A run's
-    footer needs only the names and counts (`run_causes`): a session adds each failing record's `FailureCause`
-    (`add_cause`), and keeps no record."""
+    segments, references, orders; then the first in the run), whose words stand for the group's unless its records'
+    words for what is known of their counts differ (`mechanisms.described_together`). Memory holds one entry per
+    distinct set of fitting names, however many records (and the distinct words of those named only by what is known
+    of their counts); `keep_records` also keeps the records (for a console listing). A run's footer needs only the
+    names and counts (`run_causes`): a session adds each failing record's `FailureCause` (`add_cause`), and keeps
+    no record."""
 
     def __init__(self, *, keep_records=False):
         self.keep_records = keep_records
@@ -212,6 +214,9 @@ class RootCauseTally:
         size = (input_size(record), position)
         if entry["smallest"] is None or size < entry["smallest"][0]:
             entry["smallest"] = (size, record)
+        classification = record.classification  # (a record with a cause has one)
+        if classification is not None and mechanisms.counts_known_only(cause.signature[0]):  # words `groups` reads
+            entry["said"].add(classification.description)
         if self.keep_records:
             entry["records"].append(record)
 
@@ -225,7 +230,7 @@ class RootCauseTally:
         entry = self._signatures.get(cause.signature)
         if entry is None:
             entry = self._signatures[cause.signature] = {"count": 0, "smallest": None, "documented": set(),
-                                                         "records": []}
+                                                         "records": [], "said": set()}
         entry["count"] += 1
         entry["documented"].update(cause.documented)
         return entry
@@ -258,9 +263,12 @@ class RootCauseTally:
         out = []
         for cause, entries, documented in self._covers():
             # the smallest record whose own first name is this cause, else the smallest it accounts for
-            named = [e["smallest"] for s, e in zip(cause.signatures, entries, strict=False) if s[0] == cause.parts]
+            named_entries = [e for s, e in zip(cause.signatures, entries, strict=False) if s[0] == cause.parts]
+            named = [e["smallest"] for e in named_entries]
             smallest = min(named or [e["smallest"] for e in entries], key=lambda pair: pair[0])[1]
-            description = smallest.classification.description if named else _described(cause)
+            # the smallest record's words, unless its records' words for what is known of their counts differ
+            said = [smallest.classification.description, *set().union(*(e["said"] for e in named_entries))]
+            description = mechanisms.described_together(cause.parts, said) if named else _described(cause)
             records = [r for e in entries for r in e["records"]]
             out.append(RootCauseGroup(cause.name, description, documented, cause.records, smallest, records,
                                       cause.alternatives, cause.alternative_parts))

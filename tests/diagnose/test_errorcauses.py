@@ -5,7 +5,8 @@ An end-to-end test also runs a fake that takes the logarithm of every precision 
 
 The pure tests drive `error_cause` with an `ask` written here from a stated rule (the implementation errs exactly
 where the rule holds), so the expected name is the rule's, not the code's. The end-to-end test runs a fake that
-answers error on an empty segment (tests/fakes/error_empty_segment.py).
+answers error on an empty segment (tests/fakes/error_empty_segment.py); another a fake that reads a text request's
+reference texts back from a file (tests/fakes/text_lines_read_back.py).
 
 Holds: oracle.diagnose.errorcauses
 """
@@ -993,3 +994,113 @@ def test_a_feature_read_off_an_input_the_oracle_refuses_does_not_hold_and_a_bug_
     for feature in (errorcauses.sentence_counts_differ, errorcauses.reference_length_zero):
         with pytest.raises(ValueError, match="a bug of ours"):
             feature(request(tokenize="13a", segments=[{"hypothesis": "a.", "references": ["b"]}]))
+
+
+# -- a text's line end at its own boundary: which reader, which side (a text request's faces, leftovers16) ----------
+
+
+def text_request(hypothesis, references):
+    return request(tokenize="13a", segments=[{"hypothesis": hypothesis, "references": references}])
+
+
+def reads_back(reader, sides):
+    """tests/fakes/text_lines_read_back.py's rule: each side's texts written one a line and read back by `reader`
+    (universal newlines, `str.splitlines`, LF alone) on `sides`; it errs where a file reads back more lines."""
+    from fakes.text_lines_read_back import errs
+
+    return lambda r: errs(r, reader, sides)
+
+
+#: a lone CR inside a reference's text ("a\rb"), the hypothesis "a b"
+TEXT_CR_IN_REFERENCE = text_request("a b", ["a\rb"])
+TEXT_CR_IN_HYPOTHESIS = text_request("a\rb", ["a b"])
+TEXT_LF_IN_REFERENCE = text_request("a b", ["a\nb"])
+TEXT_NEL_IN_REFERENCE = text_request("a b", ["a\x85b"])
+TEXT_LS_IN_HYPOTHESIS = text_request("a\u2028b", ["a b"])
+
+
+@pytest.mark.parametrize(("reader", "sides", "failing", "name"), [
+    # universal newlines on the reference files: the reference's CR made U+2028 ("a\u2028b": no line end for that
+    # reader) answers, the CR moved to the hypothesis ("a\r b" against "a b") answers: a reference's lone CR
+    ("universal", "references", TEXT_CR_IN_REFERENCE, "error-when-reference-text-with-carriage-return"),
+    ("universal", "hypothesis", TEXT_CR_IN_HYPOTHESIS, "error-when-hypothesis-text-with-carriage-return"),
+    # on both files: the CR moved to the hypothesis still errs, U+2028 in its place answers
+    ("universal", "both", TEXT_CR_IN_REFERENCE, "error-when-text-with-carriage-return"),
+    ("universal", "both", TEXT_CR_IN_HYPOTHESIS, "error-when-text-with-carriage-return"),
+    # an LF is a line end for every reader: no reader face; the LF moved to the hypothesis answers for the reference
+    # reader, errs for both
+    ("universal", "references", TEXT_LF_IN_REFERENCE, "error-when-reference-text-line-break"),
+    ("lf", "references", TEXT_LF_IN_REFERENCE, "error-when-reference-text-line-break"),
+    ("universal", "both", TEXT_LF_IN_REFERENCE, "error-when-text-line-break"),
+    # str.splitlines on the reference files: U+2028 still errs (no CR face), the CR moved to the hypothesis answers
+    ("splitlines", "references", TEXT_CR_IN_REFERENCE, "error-when-reference-text-line-break"),
+    ("splitlines", "both", TEXT_CR_IN_REFERENCE, "error-when-text-line-break"),
+    # the other line ends (NEL, U+2028): str.splitlines' alone, told by their side only
+    ("splitlines", "references", TEXT_NEL_IN_REFERENCE, "error-when-reference-text-line-end"),
+    ("splitlines", "hypothesis", TEXT_LS_IN_HYPOTHESIS, "error-when-hypothesis-text-line-end"),
+    ("splitlines", "both", TEXT_NEL_IN_REFERENCE, "error-when-text-line-end"),
+])
+def test_a_text_line_end_is_named_at_the_reader_and_the_side_its_probes_confirm(reader, sides, failing, name):
+    rule = reads_back(reader, sides)
+    ask = asking(rule)
+    cause = error_cause(failing, ask, methods=METHODS)
+    assert cause is not None and cause.name == name, cause
+    assert 0 < len(ask.asked) <= MAX_PROBES + FACE_PROBES
+    assert holds(name, failing) and rule(failing)
+
+
+def test_the_probes_that_tell_a_text_line_end_apart_are_on_both_sides_of_its_boundaries():
+    """Each face is named only on probes sent, one on each side of its boundary, what each gets derived from the
+    fake's rule by hand: universal newlines on the reference files, "a b" against "a\\rb"."""
+    rule = reads_back("universal", "references")
+    ask = asking(rule)
+    error_cause(TEXT_CR_IN_REFERENCE, ask, methods=METHODS)
+    sent = {(p.segments[0].hypothesis, p.segments[0].references): rule(p) for p in ask.asked if len(p.segments) == 1}
+    # the reader's boundary: the CR made U+2028, a line end for str.splitlines alone: "a\u2028b\n" reads back one
+    # line with universal newlines, answered; the failing CR, two lines ("a", "b"), errs
+    assert sent[("a b", ("a\u2028b",))] is False
+    # the side's boundary: the reference's CR made a space and the hypothesis given it after its first word,
+    # "a\r b": the hypotheses are not read back, answered (the reference side, read back, errs where it holds it)
+    assert sent[("a\r b", ("a b",))] is False
+    assert rule(TEXT_CR_IN_REFERENCE)
+    # with both sides read back, the same two probes: U+2028 answers, the moved CR errs ("a\r b\n": "a", " b")
+    both = asking(reads_back("universal", "both"))
+    error_cause(TEXT_CR_IN_REFERENCE, both, methods=METHODS)
+    answered = {(p.segments[0].hypothesis, p.segments[0].references): reads_back("universal", "both")(p)
+                for p in both.asked if len(p.segments) == 1}
+    assert answered[("a b", ("a\u2028b",))] is False and answered[("a\r b", ("a b",))] is True
+    # an empty hypothesis is given a letter found nowhere, the CR after it and a space ("z\r "): a CR at a text's end
+    # would meet the writer's LF (CR LF, one line end) and be answered for that reason alone
+    empty = asking(rule)
+    assert error_cause(text_request("", ["a\rb"]), empty, methods=METHODS).name == (
+        "error-when-reference-text-with-carriage-return")
+    assert any(p.segments[0].hypothesis == "z\r " and p.segments[0].references == ("a b",) for p in empty.asked)
+    assert not reads_back("universal", "hypothesis")(text_request("z\r", ["a b"]))  # the LF after it: one line
+    assert reads_back("universal", "hypothesis")(text_request("z\r ", ["a b"]))
+
+
+def test_the_text_line_end_faces_are_held_and_described_as_stated():
+    assert holds("error-when-reference-text-with-carriage-return", TEXT_CR_IN_REFERENCE)
+    assert not holds("error-when-reference-text-with-carriage-return", TEXT_CR_IN_HYPOTHESIS)
+    assert not holds("error-when-reference-text-with-carriage-return", CR_IN_REFERENCE)  # (a token's: not a text's)
+    assert not holds("error-when-text-with-carriage-return", TEXT_LF_IN_REFERENCE)
+    assert not holds("error-when-text-with-carriage-return", text_request("a", ["a\r\nb"]))  # (CR LF: LF's line)
+    assert holds("error-when-reference-text-line-break", TEXT_CR_IN_REFERENCE)
+    assert holds("error-when-reference-text-line-end", TEXT_NEL_IN_REFERENCE)
+    assert not holds("error-when-reference-text-line-end", TEXT_LF_IN_REFERENCE)
+    assert describe("error-when-hypothesis-text-line-end") == (
+        "the implementation answers error where a hypothesis's text holds a line end other than LF and CR (VT, FF, "
+        "U+001C-U+001E, NEL, U+2028, U+2029)")
+
+
+def test_a_text_reader_of_the_reference_files_is_named_at_the_references_side(tmp_path):
+    """tests/fakes/text_lines_read_back.py with universal newlines on the reference files: every error is a reference
+    text holding LF or a lone CR (the hypotheses are never read back), so each error record's cause is a reference
+    face: `reference-text-with-carriage-return` where the shrunk input's line end is a lone CR (U+2028 in its place
+    and the CR in the hypothesis both answer), else `reference-text-line-break` (an LF is a line end for every
+    reader: told by its side alone); never the broader `text-line-break`, nor a hypothesis's face."""
+    assert check(tmp_path, fake("text_lines_read_back", "universal", "references"), "--seed", 0, examples=40) == 1
+    errors = [r for r in results(tmp_path).records if r.outcome == "error"]
+    assert errors
+    assert {r.classification.name for r in errors} <= {"error-when-reference-text-with-carriage-return",
+                                                       "error-when-reference-text-line-break"}, errors

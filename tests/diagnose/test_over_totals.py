@@ -85,3 +85,44 @@ def test_reference_counts_credited_per_distinct_hypothesis_ngram():
     # where the reference never has an n-gram more often than the hypothesis, the counts are the clipped ones
     same = request("sentence", [("a a b", ["a b c"])], weights=(1.0,))
     assert reference_count_matches(same.segments, 1, fold=None) == (2,)
+
+
+def test_what_a_user_reads_of_counts_with_no_score_claims_nothing_of_the_score():
+    # "a b" against "a b a b", BLEU-2 (c = 2, r = 4, BP = e^(1 - 4/2) = e^-1). Returned totals [2, 2] with matches
+    # [2, 1] and an answer of sqrt(2/2 x 1/2) x e^-1: its own counts, scored, give its answer. Returned totals [2, 0]:
+    # 1 bigram match of 0 bigrams has no score. Both are named `other-counting-of-totals`; only the first record's
+    # words may say that the answer follows from the counts.
+    from oracle.diagnose import mechanisms
+    from oracle.harness.events import RootCauseTally
+    from oracle.models.outcomes import Outcome
+    from oracle.models.results import Record
+
+    r = request("sentence", [("a b", ["a b a b"])], weights=(0.5, 0.5))
+    follows = classify(r, ScoreAnswer(math.sqrt(0.5) * math.exp(-1), {"hyp_len": 2, "ref_len": 4, "matches": [2, 1],
+                                                                       "totals": [2, 2]}), "papineni")
+    unknown = classify(r, ScoreAnswer(0.3, {"hyp_len": 2, "ref_len": 4, "matches": [2, 1], "totals": [2, 0]}),
+                       "papineni")
+    assert follows.name == unknown.name == "other-counting-of-totals"
+    assert "give its answer" in follows.description and "is not known" in unknown.description
+    # the catalogue's words for the name (a run's cause no record named first, a fit, a mixed group): the counts
+    # differ, and nothing of the score, either way
+    catalogue = mechanisms.describe("other-counting-of-totals")
+    assert "differ" in catalogue and "totals" in catalogue
+    assert "give its answer" not in catalogue and "no score" not in catalogue
+    # nor beside a score stage, which says the score does not follow from them
+    assert "give its answer" not in mechanisms.describe_parts(("other-counting-of-totals", "other-combination"))
+
+    def tally(*classified):
+        out = RootCauseTally()
+        for index, explanation in enumerate(classified):
+            out.add(Record(id=f"random-0-{index}", kind="example", outcome=Outcome.FAIL, layer="totals",
+                           classification=explanation.classification()))
+        (group,) = out.groups()
+        return group
+
+    # the smallest record's words stand for a group whose records said the same; where one record's counts have no
+    # score, the group says the catalogue's words, whichever record is the smallest
+    assert tally(follows, follows).description == follows.description
+    assert tally(unknown, unknown).description == unknown.description
+    assert tally(follows, unknown).description == catalogue
+    assert tally(unknown, follows).description == catalogue

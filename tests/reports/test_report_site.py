@@ -58,6 +58,31 @@ def test_a_random_input_is_categorised_like_a_cell():
     assert category(entry) == "documented"
 
 
+def test_a_group_of_what_is_known_of_counts_says_no_more_than_each_record():
+    """A page's group of random inputs shows its smallest record's words, unless the group is named by what is known
+    of the counts alone and its records said different things of the score (one record's returned counts, scored,
+    give its answer; another's have no score): then the catalogue's words, which say nothing of the score."""
+    from oracle.diagnose.mechanisms import describe
+    from oracle.reports.site.view import Group
+
+    parts = ("other-counting-of-matches",)
+    follows = Verdict(False, "other-counting-of-matches", (), "its own statistics, scored, give its answer", parts)
+    unknown = Verdict(False, "other-counting-of-matches", (), "whether the score follows is not known", parts)
+
+    def entry(index, verdict):
+        return SearchEntry("impl", "papineni", index, f"random-0-{index}", Answer("score", 0.25), verdict,
+                           expected=0.5, expected_rejected=False, size=4 + index, layer="matches")
+
+    alike = [entry(0, follows), entry(1, follows)]
+    assert Group("other-counting-of-matches", alike, alike[0]).description == follows.description
+    mixed = [entry(0, follows), entry(1, unknown)]
+    assert Group("other-counting-of-matches", mixed, mixed[0]).description == describe("other-counting-of-matches")
+    # a cause that names a mechanism keeps its smallest record's words, whatever the others said
+    named = [entry(0, Verdict(False, "strict-clipping", (), "one", ("strict-clipping",))),
+             entry(1, Verdict(False, "strict-clipping", (), "two", ("strict-clipping",)))]
+    assert Group("strict-clipping", named, named[0]).description == "one"
+
+
 def test_an_svg_element_is_written_with_its_text_and_attributes_escaped():
     assert Element("line", (("x1", 1), ("stroke", "#ddd"))).markup() == '<line x1="1" stroke="#ddd"/>'
     assert Element("rect", (("x", "1.0"),), "").markup() == '<rect x="1.0"></rect>'  # a marker without a tooltip

@@ -1,5 +1,6 @@
 """The catalogue of mechanisms: every root cause the diagnosis can name, with its kind, description, layers, cost
-and routes, declared once (`CATALOGUE`) and looked up by name (`lookup`, `describe`, `describe_parts`, `known_names`).
+and routes, declared once (`CATALOGUE`) and looked up by name (`lookup`, `describe`, `describe_parts`,
+`described_together`, `known_names`).
 
 Each kind has its module, where its mechanisms are declared and the search reads them, in the order it tries them
 (the modules whose functions compute them hold the how, and never import the catalogue): `conventions` (the rule
@@ -14,11 +15,12 @@ that declares it claims it and the others add their routes. docs/mechanisms.md s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from . import combination, computations, conventions, counting, errors, smoothing, state, structure, text
 from .computations import COMPUTATIONS
+from .counting import OTHER_COUNTING
 from .model import COMPUTATION, KINDS, STATE, STRUCTURE, Mechanism, Route
 
 #: The kind modules, the more specific first: a name several of the search's lists hold is claimed by the first
@@ -76,6 +78,26 @@ def describe_parts(parts: Iterable[str]) -> str:
     (`describe`: a computation's docstring, a counting alternative's words, a convention's rule, an error cause's input
     features), else the part itself, joined by '; and '."""
     return "; and ".join(describe(part) or part for part in parts)
+
+
+def described_together(parts: tuple[str, ...], descriptions: Sequence[str]) -> str:
+    """What a group of records one cause (`parts`) names says of them all, from the words each record named first by
+    it gave it (`descriptions`, the smallest's first): the smallest's, as for every cause, but for what is known of
+    the counts alone (every part `other-counting-of-<layer>`), whose records' words differ in what they say of the
+    score (the returned counts, scored, give the answer, `classify._from_returned_counts`; the score agrees beside
+    them, `classify._counts_differ_known`; the judged formulas have no score for them, `classify._what_is_known`):
+    where they differ, the catalogue's words (`describe_parts`), which say that the counts differ and nothing of the
+    score, so that no record of the group is told more than is known of it."""
+    first, *rest = descriptions
+    if counts_known_only(parts) and any(other != first for other in rest):
+        return describe_parts(parts)
+    return first
+
+
+def counts_known_only(parts: Iterable[str]) -> bool:
+    """Whether a cause says only what is known of the counts (every part `other-counting-of-<layer>`): the causes
+    whose records' own words `described_together` reads."""
+    return all(part.startswith(OTHER_COUNTING) for part in parts)
 
 
 def of_kind(*kinds: str) -> tuple[Mechanism, ...]:
@@ -157,5 +179,5 @@ def names(mechanisms: Iterable[Mechanism]) -> tuple[str, ...]:
     return tuple(m.name for m in mechanisms)
 
 
-__all__ = ["CATALOGUE", "CatalogueError", "Mechanism", "Route", "describe", "describe_parts", "known_names", "lookup",
-           "names", "needs_evidence", "of_kind", "process_state_names"]
+__all__ = ["CATALOGUE", "CatalogueError", "Mechanism", "Route", "describe", "describe_parts", "described_together",
+           "counts_known_only", "known_names", "lookup", "names", "needs_evidence", "of_kind", "process_state_names"]

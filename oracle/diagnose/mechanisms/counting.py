@@ -1,8 +1,9 @@
 """Counting alternatives, declared here (`COUNTING_ALTERNATIVES`, in the order the search tries them; the capped
 families, `CAPPED_SIDES`): other ways of counting c, r, matches and totals, recognised by statistics an
 implementation returns exactly (their countings, the how, are `oracle.diagnose.counting`'s functions); and
-`other-counting-of-<layer>`, the family named where the implementation's own counts, scored by the formulas, give
-its answer and no alternative gives them."""
+`other-counting-of-<layer>`, the family named where the implementation's counts differ and no alternative gives
+them (its own counts, scored by the formulas, giving its answer; its score agreeing; or no score for them to test:
+each record's own words say which, the family's only what is known of them all)."""
 
 from __future__ import annotations
 
@@ -620,9 +621,22 @@ OTHER_COUNTING = "other-counting-of-"
 
 
 def other_counting_words(layer: str) -> str:
-    """What `other-counting-of-<layer>` says (a record's own words: `classify._from_returned_counts`)."""
+    """What `other-counting-of-<layer>` says of a record whose returned counts, scored, give its answer (its own
+    words: `classify._from_returned_counts`)."""
     return (f"the implementation's own statistics, scored by the judged profile's formulas, give its answer: it "
             f"counts {layer} differently from section 2.1, in a way no known counting alternative reproduces")
+
+
+def other_counting_known_words(layer: str) -> str:
+    """What the name `other-counting-of-<layer>` says wherever a record's own words are not read (the catalogue's
+    description: a run's cause no record named first, a fit, a group whose records said different things): what is
+    known of every record so named, the counts differing, and nothing of the score. A record's own words say more
+    where more is known: its returned counts, scored, give its answer (`other_counting_words`); its score agrees
+    beside them; or the judged formulas have no score for them, so whether the score follows from them is not known
+    (`classify._what_is_known`); beside a score stage (`+ other-combination`, ...), it does not follow."""
+    return (f"the implementation's statistics differ from section 2.1's counts at {layer}, counted in a way no known "
+            "counting alternative reproduces (what is known of its counts; whether its answer follows from them is "
+            "each record's own finding)")
 
 
 def capped_words(stem: str, words: str) -> Callable[[str], str]:
@@ -644,14 +658,15 @@ MECHANISMS = [
                 (Route("counting", None, words.format(cap="<N>")),), family=True, needs_evidence=True,
                 words_of=capped_words(stem, words))
       for stem, (_, words) in CAPPED_SIDES.items()),
-    Mechanism(OTHER_COUNTING, COUNTING, other_counting_words("<layer>"), COUNT_LAYERS | SCORE, RECOMPUTE,
+    # described by what is known of every record so named (a record's own words say whether its score follows)
+    Mechanism(OTHER_COUNTING, COUNTING, other_counting_known_words("<layer>"), COUNT_LAYERS | SCORE, RECOMPUTE,
               (Route("statistics", None, other_counting_words("<layer>")),), family=True,
-              words_of=lambda name: other_counting_words(name.removeprefix(OTHER_COUNTING))),
+              words_of=lambda name: other_counting_known_words(name.removeprefix(OTHER_COUNTING))),
 ]
 
 __all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "IDENTITY_IGNORED", "LENGTH_READINGS", "LINE_CHOPS", "MECHANISMS",
            "ONE_SEGMENT_LENGTHS", "OTHER_COUNTING", "OVER_TOTALS", "PAIRED_CLIPPINGS", "UNPAIRED",
            "capped_words", "counting_of", "covers_its_parts", "leaves_no_segment", "matching_alternatives",
            "matching_identity_ignored", "matching_length_readings",
-           "matching_pairs", "other_counting_words",
+           "matching_pairs", "other_counting_known_words", "other_counting_words",
            "pairs_with_conventions", "parse_capped"]

@@ -249,6 +249,10 @@ FACES: tuple[Feature, ...] = (
     # only the side it reads so (the reference files of a scorer taking the hypotheses from a stream). Narrowest
     # first: a side's lone CR (a hypothesis's, then a reference's), a lone CR on either side, a side's line end
     *errorcauses.line_end_faces(next(f for f in FEATURES if f.name == "token-with-line-end")),
+    # a text's line end, as a token's where its probes can be built (`errorcauses.text_line_end_faces` says which
+    # cannot): a text request's caller writes each text as a line and reads it back the same ways
+    *errorcauses.text_line_end_faces(next(f for f in FEATURES if f.name == "text-line-break"),
+                                     next(f for f in FEATURES if f.name == "text-line-end")),
 )
 
 #: Features bounded by an order bound found beside them (`errorcauses.OrderFace`): an order only matters where some

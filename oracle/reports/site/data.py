@@ -186,6 +186,7 @@ class Verdict:
     classification: str | None = None  # the root cause's name; "unsupported"; None when not attributed
     documented: tuple[str, ...] = ()  # the curated discrepancy ids the root cause matches
     description: str | None = None  # the root cause in words
+    parts: tuple[str, ...] = ()  # the root cause's mechanisms (`classification` is their written name)
 
 
 @dataclass(frozen=True)
@@ -495,7 +496,7 @@ def verdict(record: Record, run_names: tuple[tuple[str, ...], ...] = ()) -> Verd
     if cause is None:
         return Verdict()
     parts = run_name_of(cause.signature_parts, run_names)
-    return Verdict(False, cause_name(parts), tuple(cause.documented), message(describe_as(cause, parts)))
+    return Verdict(False, cause_name(parts), tuple(cause.documented), message(describe_as(cause, parts)), parts)
 
 
 def _size(request: Any) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 from oracle.diagnose.discrepancies import reproduces
 from oracle.diagnose.judge import Contract as NumericContract
 from oracle.diagnose.judge import breaks_zero_rule
+from oracle.diagnose.mechanisms import counts_known_only, described_together
 from oracle.escaping import shown
 from oracle.harness.relations import RELATIONS
 from oracle.models.discrepancy import STAGES, Discrepancy
@@ -30,6 +31,7 @@ from .data import (
     ReportData,
     Rerun,
     SearchEntry,
+    message,
 )
 from .formatting import compact_json, fmt, fmt_delta, fmt_points, request_text
 
@@ -161,6 +163,11 @@ class Group:
     records: list[SearchEntry]
     smallest: SearchEntry  # fewest tokens, then the lowest index
 
+    @property
+    def description(self) -> str | None:
+        """The root cause in words for the group (`group_words`)."""
+        return group_words(self.smallest, self.records)
+
 
 @dataclass(frozen=True)
 class CompanionGroup:
@@ -170,6 +177,21 @@ class CompanionGroup:
     documented: tuple[str, ...]  # the curated discrepancy ids it matches
     records: list[SearchEntry]  # in stream order
     smallest: SearchEntry  # fewest tokens, then the lowest index
+
+    @property
+    def description(self) -> str | None:
+        """The root cause in words for the group (`group_words`)."""
+        return group_words(self.smallest, self.records)
+
+
+def group_words(smallest: SearchEntry, records: list[SearchEntry]) -> str | None:
+    """A group's root cause in words: its smallest record's, unless the records' words for what is known of their
+    counts differ (`mechanisms.described_together`: then the catalogue's, which claim nothing of the score)."""
+    said = smallest.verdict.description
+    if said is None or not counts_known_only(smallest.verdict.parts):
+        return said
+    return message(described_together(smallest.verdict.parts,
+                                      [said, *(e.verdict.description or "" for e in records)]))
 
 
 @dataclass(frozen=True)
