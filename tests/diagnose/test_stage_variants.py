@@ -21,8 +21,8 @@ from fakes.harness import check, deviations, fake
 from oracle.adapters.base import ScoreAnswer
 from oracle.diagnose.classify import classify
 from oracle.diagnose.computations import context_for, result_under
-from oracle.diagnose.cover import minimal_cover
 from oracle.diagnose.counting import distinct_ngram_counts, equal_direction_matches, last_ngram_dropped_counts
+from oracle.diagnose.cover import minimal_cover
 from oracle.diagnose.mechanisms.combination import MATRIX_VARIANTS
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import ScoreRequest, Segment
