@@ -1310,11 +1310,13 @@ def small_weights_value(ctx, threshold):
 def _small_weights_dropped(search, *, every=False):
     """The cut of the request's weights (every weight under one of them) whose dropping gives the answer, the
     counts being the oracle's; `every`: the cut above them all, the score then BP alone (tried after the
-    generic computations: many mechanisms give BP), only where more than one weight is sent."""
+    generic computations: many mechanisms give BP), not of a lone weight of 1 or more."""
     weights = search.ctx.request.weights
-    # (the cut above every weight reads uniform weights as 1 // N in integers, 0 only for N > 1: a lone weight is cut
-    # by no integer division and is no "small" weight, so there the score BP alone is `brevity-penalty-alone`'s)
-    cuts = ([math.inf] if len(weights) > 1 else []) if every else sorted({w for w in weights if w > 0})[1:]
+    # (the cut above every weight reads uniform weights as 1 // N in integers, 0 only for N > 1, or a lone weight
+    # under a "negligible" threshold: a lone weight of 1 or more is cut by neither (1 // 1 = 1), so there the score BP
+    # alone is `brevity-penalty-alone`'s)
+    cuts = ([math.inf] if len(weights) > 1 or weights[0] < 1 else []) if every else \
+        sorted({w for w in weights if w > 0})[1:]
     if not search.permitted(SMALL_WEIGHTS) or len(cuts) > MAX_WEIGHT_CUTS or not consistent_with(
             search.statistics, search.base, search.n):
         return []

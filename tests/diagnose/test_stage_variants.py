@@ -531,6 +531,14 @@ def test_a_lone_weight_is_cut_by_no_small_weights_rule():
     assert ("brevity-penalty-alone",) in names, names
 
 
+def test_a_lone_weight_under_1_is_still_a_small_weight():
+    # planted:tiny-weight-zero's class: one weight of 1/1000 sent, cut as negligible, the answer BP alone
+    request_ = _request("a b c", ["a b d e"], (0.001,))
+    found = classify(request_, ScoreAnswer(BP_ONLY_BP, BP_ONLY_ONE_STATISTICS), "papineni")
+    assert found.name == "small-weights-taken-as-zero"
+    assert ("brevity-penalty-alone",) in found.fitting
+
+
 def test_two_weights_cut_to_bp_keep_the_brevity_penalty_alone_among_the_fits():
     # two weights of 1/2: uniform weights as 1 // 2 = 0 give BP alone as well, the earlier name; the variant a fit
     found = classify(BP_ONLY_TWO, ScoreAnswer(BP_ONLY_BP, BP_ONLY_TWO_STATISTICS), "papineni")
