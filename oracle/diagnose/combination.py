@@ -643,6 +643,19 @@ def _penalised(result, penalty):
 
 
 @score_variant
+def brevity_penalty_alone(ctx, result):
+    """The score is the brevity penalty alone: the weighted geometric mean of the precisions left out of the product
+    BP x exp(sum w_n log p_n) (mutation operator "a term left out" on the score's product, stage 12; or a mean
+    returned as 1, stage 10; or each p_n returned as 1, stage 6: no input tells these apart). No public instance
+    found by the `search` tool (issues and code, 2026-11-30); the class is stage-mutants' (benchmarks/README.md,
+    "Machine-made mutants of an independent BLEU"): four mutants of three stages answer BP on every input. Where
+    more than one weight is sent, `small-weights-taken-as-zero`'s cut above every weight (uniform weights as 1 // N
+    in integers) gives the same number and names the record first; this variant stays among its fits, and names a
+    run whose records include a single weight (1 // 1 = 1: no cut)."""
+    return _bp(result)
+
+
+@score_variant
 def brevity_penalty_at_least_one(ctx, result):
     """BP = max(1, e^(1 - r/c)): the penalty's clamp at 1 taken the wrong way (a max where a min, or the branch's
     condition, was meant), so a short hypothesis has no penalty and a long one a factor above 1 (mutation operator

@@ -127,6 +127,22 @@ def test_float32():
     assert within_contract(e.value, math.exp(-0.25))
 
 
+def test_an_answer_exactly_a_bound_is_no_float32_residue():
+    # stage-mutants' return:stage_scale:205:4:1 (the score returned as 1 everywhere) on a request of weight 1e-6:
+    # hyp 'a b c z' against 'a b c d e f', p1 = 3/4, c = 4 < r = 6, BP = e^(1 - 6/4). Without the brevity penalty the
+    # score is (3/4)^(1e-6) = 1 - 2.877e-7, within float32's 2e-6 of the answer 1.0: every reading that drops BP fits
+    # "+ float32" there, a coincidence of the tiny weight (issue 36), so no float32 name, alone or as a part
+    r = request("sentence", [("a b c z", ["a b c d e f"])], weights=(1e-6,))
+    without_bp = math.exp(1e-6 * math.log(3 / 4))
+    assert 0 < 1.0 - without_bp < 2e-6 * without_bp
+    e = classify(r, 1.0, "papineni")
+    assert not any("float32" in part for parts in (e.parts, *e.fitting) for part in parts), (e.name, e.fitting)
+    # the same reading with a residue in its last digits (1e-7 below it) still names float32 as a part
+    e = classify(r, without_bp - 1e-7, "papineni")
+    assert "float32" in e.parts
+    assert ("no-brevity-penalty", "float32") in (e.parts, *e.fitting)
+
+
 def test_convention_with_float32():
     # torchmetrics: hyp 6 tokens, references 8 (listed first) and 4: r = 8 (first of the tied), float32 BP
     r = request("corpus", [("a b c d e f", ["a b c d e f g h", "a b c d"])], weights=(0.5, 0.5))

@@ -22,6 +22,7 @@ from oracle.adapters.base import ScoreAnswer
 from oracle.diagnose.classify import classify
 from oracle.diagnose.computations import context_for, result_under
 from oracle.diagnose.counting import distinct_ngram_counts, equal_direction_matches, last_ngram_dropped_counts
+from oracle.diagnose.cover import minimal_cover
 from oracle.diagnose.mechanisms.combination import MATRIX_VARIANTS
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import ScoreRequest, Segment
@@ -163,7 +164,7 @@ MATRIX_EXAMPLES = [
 
 
 #: The matrix variants an earlier name or the zero rule names first, each tested on its own below (stage-variants).
-NAMED_FIRST_ELSEWHERE = {"precisions-integer-division", "brevity-penalty-at-least-one"}
+NAMED_FIRST_ELSEWHERE = {"precisions-integer-division", "brevity-penalty-at-least-one", "brevity-penalty-alone"}
 
 
 def test_every_matrix_variant_has_a_hand_derived_example():
@@ -504,3 +505,50 @@ def test_real_cosine_equality_is_the_runs_main_cause(tmp_path):
     summary = (report / "summary.md").read_text()
     line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
     assert line.startswith("By root cause: ngrams-equal-when-proportional x")
+
+
+#: 'a b c' against 'a b d e': c = 3 < r = 4, BP = e^(1 - 4/3) = e^(-1/3); p_1 = 2/3, p_2 = 1/2 (coincidences16)
+BP_ONLY_BP = math.exp(-1 / 3)
+BP_ONLY_ONE = _request("a b c", ["a b d e"], (1.0,))
+BP_ONLY_ONE_STATISTICS = {"hyp_len": 3, "ref_len": 4, "matches": [2], "totals": [3]}
+BP_ONLY_TWO = _request("a b c", ["a b d e"], (0.5, 0.5))
+BP_ONLY_TWO_STATISTICS = {"hyp_len": 3, "ref_len": 4, "matches": [2, 1], "totals": [3, 2]}
+
+
+def test_the_brevity_penalty_alone_is_the_penalty_whatever_the_precisions():
+    for request_ in (BP_ONLY_ONE, BP_ONLY_TWO):
+        ctx = context_for(request_, "papineni", None)
+        assert math.isclose(dict(MATRIX_VARIANTS)["brevity-penalty-alone"](ctx, result_under(ctx)), BP_ONLY_BP,
+                            rel_tol=1e-12)
+
+
+def test_a_lone_weight_is_cut_by_no_small_weights_rule():
+    # one weight of 1 sent, the answer BP alone: 1 // 1 = 1 cuts nothing, and no "negligible" cut drops the only
+    # weight, so small-weights-taken-as-zero does not fit; the mean's term left out does (stage-mutants' class)
+    found = classify(BP_ONLY_ONE, ScoreAnswer(BP_ONLY_BP, BP_ONLY_ONE_STATISTICS), "papineni")
+    names = (found.parts, *found.fitting)
+    assert ("small-weights-taken-as-zero",) not in names, names
+    assert ("brevity-penalty-alone",) in names, names
+
+
+def test_a_lone_weight_under_1_is_still_a_small_weight():
+    # planted:tiny-weight-zero's class: one weight of 1/1000 sent, cut as negligible, the answer BP alone
+    request_ = _request("a b c", ["a b d e"], (0.001,))
+    found = classify(request_, ScoreAnswer(BP_ONLY_BP, BP_ONLY_ONE_STATISTICS), "papineni")
+    assert found.name == "small-weights-taken-as-zero"
+    assert ("brevity-penalty-alone",) in found.fitting
+
+
+def test_two_weights_cut_to_bp_keep_the_brevity_penalty_alone_among_the_fits():
+    # two weights of 1/2: uniform weights as 1 // 2 = 0 give BP alone as well, the earlier name; the variant a fit
+    found = classify(BP_ONLY_TWO, ScoreAnswer(BP_ONLY_BP, BP_ONLY_TWO_STATISTICS), "papineni")
+    assert found.name == "small-weights-taken-as-zero"
+    assert ("brevity-penalty-alone",) in found.fitting
+
+
+def test_a_run_answering_bp_on_one_and_two_weights_is_named_by_the_brevity_penalty_alone():
+    # the two records above as a run's signatures (their names, then their fits): one name covers both
+    one = classify(BP_ONLY_ONE, ScoreAnswer(BP_ONLY_BP, BP_ONLY_ONE_STATISTICS), "papineni")
+    two = classify(BP_ONLY_TWO, ScoreAnswer(BP_ONLY_BP, BP_ONLY_TWO_STATISTICS), "papineni")
+    causes = minimal_cover({(one.parts, *one.fitting): 3, (two.parts, *two.fitting): 5})
+    assert [(c.name, c.records) for c in causes] == [("brevity-penalty-alone", 8)]

@@ -20,6 +20,7 @@ from oracle.diagnose.combination import (
     arithmetic_mean_of_precisions,
     at_least_one_penalty,
     batch_mean,
+    brevity_penalty_alone,
     brevity_penalty_applied_twice,
     brevity_penalty_at_least_one,
     brevity_penalty_averaged_over_segments,
@@ -122,6 +123,9 @@ MATRIX_VARIANTS: tuple[tuple[str, Callable], ...] = (
     # the counting stages' session (stage-variants): stage 6's integer division, stage 11's negated condition
     ("precisions-integer-division", precisions_integer_division),
     ("brevity-penalty-at-least-one", brevity_penalty_at_least_one),
+    # coincidences16 (issue 36): the score the brevity penalty alone, the mean's term left out; last, so that no
+    # record an earlier name had moves
+    ("brevity-penalty-alone", brevity_penalty_alone),
 )
 #: Matrix variants whose answer is a simple number (a multiple of 1/100, an integer): one record can fit them by
 #: chance, so they name a run's records only with a second record (`Mechanism.needs_evidence`).
