@@ -1026,7 +1026,10 @@ def parts(name: str, features: Features) -> tuple[str, ...]:
 
 
 def holds(name: str, request: ScoreRequest, features: Features) -> bool:
-    """Whether `request` has every feature the error cause `name` names (False for a name that is none)."""
+    """Whether `request` has every feature the error cause `name` names (False for a name that is none; True for
+    EVERY_INPUT, which names no feature)."""
+    if name == EVERY_INPUT:
+        return True
     named = parts(name, features)
     return bool(named) and all(_part_holds(part, request, features) for part in named)
 
@@ -1054,6 +1057,8 @@ def part_words(part: str, features: Features) -> str:
 
 def describe(name: str, features: Features) -> str:
     """What an error (or crash, or hang) cause's name means, in words."""
+    if name == EVERY_INPUT:
+        return EVERY_INPUT_WORDS
     what = features.triggers.get(_prefix_of(name, features) or PREFIX, features.triggers[PREFIX])
     return f"{what} where " + " and ".join(part_words(part, features) for part in parts(name, features))
 
@@ -1074,6 +1079,9 @@ class ErrorCause:
 
     @property
     def description(self) -> str:
+        if self.name == EVERY_INPUT:
+            return (f"{self.words}: no input feature separates it ({self.probes} input(s) asked, the floor among "
+                    "them, none answered)")
         return (f"{self.words}: the failing input errs, and without any one of these features it is "
                 f"answered ({self.probes} neighbour(s) of it asked, {self.answered} answered)")
 
@@ -1394,6 +1402,37 @@ def _what_is_known(probing: _Probing) -> str:
             + ", ".join(part for part in parts if part))
 
 
+#: The name of an error no feature separates where every input the search asked erred, the failing input's floor
+#: among them (`floor_requests`): what the probes found, not a trigger (issue 36, every-input-errors). Named only
+#: with PREFIX's search (an error answer; a death has its own names) and never where any probe was answered.
+EVERY_INPUT = "error-on-every-input"
+EVERY_INPUT_WORDS = ("the implementation answers error on every input asked: the failing input without each of its "
+                     "features, and its floor (one segment, a hypothesis and one reference of one token each, the "
+                     "same token, order 1, no smoothing, at its level and the other)")
+
+
+def floor_requests(request: ScoreRequest) -> list[ScoreRequest]:
+    """The input reduced to its floor: one segment whose hypothesis and one reference are the one token FILLER (a
+    match: c = r = 1, p_1 = 1, BP = 1), order 1, no smoothing, case and state kept; at its level, then the other
+    (`other_level`, where it has one)."""
+    token = _sequence(request, (FILLER,))
+    floor = request.model_copy(update={
+        "segments": (Segment(hypothesis=token, references=(token,)),), "weights": (1.0,),
+        "smoothing": SmoothingSpec.of("none")})
+    other = other_level(floor)
+    return [floor] if other is None else [floor, other]
+
+
+def _every_input(probing: _Probing) -> bool:
+    """Whether every input the search asked erred (at least one asked), and so does each of the failing input's
+    floors (`floor_requests`, asked now over the search's limit): nothing the probes can reach is answered."""
+    if not probing.asked or any(answer is not True for answer in probing.asked.values()):
+        return False
+    floors = floor_requests(probing.failing)
+    probing.limit = max(probing.limit, probing.probes + len(floors))
+    return all(probing.errs(floor) is True for floor in floors)
+
+
 def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_failing: Sequence[ScoreRequest] = (),
                 methods: Sequence[str] = (), prefix: str = PREFIX, known: list[str] | None = None
                 ) -> ErrorCause | None:
@@ -1429,6 +1468,9 @@ def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_fai
     if not found:
         either = _disjunction(probing, every)
         found = [either] if either is not None else []
+    if not found and prefix == PREFIX and _every_input(probing):
+        return ErrorCause(name=EVERY_INPUT, features=(), probes=probing.probes, answered=probing.answered,
+                          words=EVERY_INPUT_WORDS)
     if not found:
         if known is not None:
             known.append(_what_is_known(probing))
@@ -1442,12 +1484,16 @@ def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_fai
 
 def hinted(request: ScoreRequest, hints: Iterable[tuple[str, ...]], features: Features) -> str | None:
     """The first of `hints` (causes given to shrunk errors of the same kind, their parts: an error's cause is one
-    mechanism) that is an error cause `request` holds, or None."""
-    return next((parts[0] for parts in hints if len(parts) == 1 and holds(parts[0], request, features)), None)
+    mechanism) that is an error cause `request` holds, or None. EVERY_INPUT holds on any request: its probes erred
+    on every input they asked."""
+    return next((parts[0] for parts in hints if len(parts) == 1 and (
+        parts[0] == EVERY_INPUT or holds(parts[0], request, features))), None)
 
 
 __all__ = [
     "CRASH_PREFIX",
+    "EVERY_INPUT",
+    "EVERY_INPUT_WORDS",
     "JOIN",
     "MAX_PROBES",
     "MAX_PROBE_TOKENS",
@@ -1462,6 +1508,7 @@ __all__ = [
     "describe",
     "error_cause",
     "every_segment",
+    "floor_requests",
     "hinted",
     "holds",
     "parts",

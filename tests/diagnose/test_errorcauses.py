@@ -993,3 +993,83 @@ def test_a_feature_read_off_an_input_the_oracle_refuses_does_not_hold_and_a_bug_
     for feature in (errorcauses.sentence_counts_differ, errorcauses.reference_length_zero):
         with pytest.raises(ValueError, match="a bug of ours"):
             feature(request(tokenize="13a", segments=[{"hypothesis": "a.", "references": ["b"]}]))
+
+
+# -- an error on every input (issue 36, every-input-errors) ------------------------------------------------------------
+
+#: The failing input's floor as docs/mechanisms.md states it, written out by hand: one segment whose hypothesis and one
+#: reference are the one token "a", order 1 (weight 1), no smoothing; at the corpus level and at the sentence level.
+FLOOR_CORPUS = request(segments=[{"hypothesis": ["a"], "references": [["a"]]}], weights=[1.0])
+FLOOR_SENTENCE = FLOOR_CORPUS.model_copy(update={"level": "sentence"})
+
+
+def _same_request(a, b):
+    return a.model_dump(exclude={"seq"}) == b.model_dump(exclude={"seq"})
+
+
+def test_an_error_on_every_input_asked_is_named_so_and_its_floor_was_asked():
+    """An implementation that errs on every request: no feature separates its failing input, every neighbour asked
+    errs, and so do both floors (asked, as written out above): named error-on-every-input, no feature in it."""
+    failing = request(segments=[{"hypothesis": ["b", "c", "d"], "references": [["c", "d"], ["e"]]}] * 2,
+                      weights=[0.25] * 4, smoothing={"method": "add-k", "k": 1}, lowercase=True)
+    ask = asking(lambda r: True)
+    cause = error_cause(failing, ask, methods=METHODS)
+    assert cause is not None and cause.name == "error-on-every-input" and cause.features == ()
+    assert cause.answered == 0 and cause.probes == len(ask.asked) > 2
+    floors = [probe for probe in ask.asked if _same_request(probe, FLOOR_CORPUS.model_copy(
+        update={"lowercase": True})) or _same_request(probe, FLOOR_SENTENCE.model_copy(update={"lowercase": True}))]
+    assert len(floors) == 2
+    assert "none answered" in cause.description and "floor" in describe("error-on-every-input")
+
+
+def test_an_error_answered_on_its_floor_is_not_named_on_every_input():
+    """Errs on everything but the floor itself (one segment of one matching token, order 1): every neighbour the
+    search asks errs, but a probe was answered, so the name is not given, and nothing else is confirmed either."""
+    def everything_but_the_floor(r):
+        return not (len(r.segments) == 1 and r.segments[0].hypothesis == ("a",)
+                    and r.segments[0].references == (("a",),) and len(r.weights) == 1)
+    failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c"], ["b", "d"]]}] * 2,
+                      weights=[0.5, 0.5])
+    known = []
+    cause = error_cause(failing, asking(everything_but_the_floor), methods=METHODS, known=known)
+    assert cause is None or cause.name != "error-on-every-input", cause
+
+
+def test_an_error_on_empty_segments_keeps_its_predicate_name():
+    """Errs exactly on an empty segment: a neighbour is answered, so the predicate is named, not every input."""
+    failing = request(segments=[{"hypothesis": [], "references": [[]]}])
+    cause = error_cause(failing, asking(empty_segment), methods=METHODS)
+    assert cause is not None and cause.name == "error-when-segment-empty"
+
+
+def test_a_death_on_every_input_is_not_named_as_an_error_on_every_input():
+    """The crash search (CRASH_PREFIX) has its own names: the floor is never asked there."""
+    from oracle.diagnose.errorcauses import CRASH_PREFIX
+    ask = asking(lambda r: True)
+    cause = error_cause(request(segments=[{"hypothesis": ["b"], "references": [["c"]]}] * 2), ask,
+                        methods=METHODS, prefix=CRASH_PREFIX)
+    assert cause is None or not cause.name.startswith("error")
+
+
+def test_error_on_every_input_holds_on_any_request_and_names_later_errors_by_hint():
+    any_request = request(segments=[{"hypothesis": ["x"], "references": [["y"], ["z"]]}])
+    assert holds("error-on-every-input", any_request)
+    assert hinted(any_request, [("error-when-references-missing",), ("error-on-every-input",)]) \
+        == "error-on-every-input"
+    assert hinted(any_request, [("error",)]) is None
+
+
+def test_an_implementation_that_errs_on_every_input_is_named_so_and_its_later_errors_are_not_probed(tmp_path):
+    """tests/fakes/error_every_input.py answers error on every score request. Every error record is named
+    error-on-every-input; in each block of 50 examples the failures probed are the shrunk ones (their descriptions
+    count the inputs asked), and every other says it was named without probes or a search of its own."""
+    report = tmp_path / "report"
+    assert check(report, fake("error_every_input"), examples=120) == 1
+    records = results(report).records
+    errors = [r for r in records if r.outcome == "error"]
+    assert errors and {r.classification.name for r in errors} == {"error-on-every-input"}
+    probed = [r for r in errors if "input(s) asked" in r.classification.description]
+    hinted_ = [r for r in errors if "without probes or a search of its own" in r.classification.description]
+    assert len(probed) + len(hinted_) == len(errors)
+    assert 1 <= len(probed) <= 3 * 3 and len(hinted_) > len(errors) // 2
+    assert not [r for r in records if r.outcome == "pass" and r.kind == "example"]
