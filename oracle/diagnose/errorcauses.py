@@ -1407,20 +1407,24 @@ def _what_is_known(probing: _Probing) -> str:
 #: with PREFIX's search (an error answer; a death has its own names) and never where any probe was answered.
 EVERY_INPUT = "error-on-every-input"
 EVERY_INPUT_WORDS = ("the implementation answers error on every input asked: the failing input without each of its "
-                     "features, and its floor (one segment, a hypothesis and one reference of one token each, the "
-                     "same token, order 1, no smoothing, at its level and the other)")
+                     "features, and its floors (one segment, a hypothesis and one reference of one token each, the "
+                     "same token and another, order 1, no smoothing, at its level and the other)")
 
 
 def floor_requests(request: ScoreRequest) -> list[ScoreRequest]:
-    """The input reduced to its floor: one segment whose hypothesis and one reference are the one token FILLER (a
-    match: c = r = 1, p_1 = 1, BP = 1), order 1, no smoothing, case and state kept; at its level, then the other
+    """The input reduced to its floor: one segment whose hypothesis and one reference are one token each, order 1, no
+    smoothing, case and state kept; the two tokens the same (FILLER: c = r = 1, p_1 = 1, BP = 1) and different (the
+    reference UNMATCHED_LETTERS' first: p_1 = 0, the zero guard's side); each at its level, then the other
     (`other_level`, where it has one)."""
-    token = _sequence(request, (FILLER,))
-    floor = request.model_copy(update={
-        "segments": (Segment(hypothesis=token, references=(token,)),), "weights": (1.0,),
-        "smoothing": SmoothingSpec.of("none")})
-    other = other_level(floor)
-    return [floor] if other is None else [floor, other]
+    floors = []
+    for reference in (FILLER, UNMATCHED_LETTERS[0]):
+        floor = request.model_copy(update={
+            "segments": (Segment(hypothesis=_sequence(request, (FILLER,)),
+                                 references=(_sequence(request, (reference,)),)),),
+            "weights": (1.0,), "smoothing": SmoothingSpec.of("none")})
+        other = other_level(floor)
+        floors += [floor] if other is None else [floor, other]
+    return floors
 
 
 def _every_input(probing: _Probing) -> bool:

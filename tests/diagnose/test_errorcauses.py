@@ -997,10 +997,11 @@ def test_a_feature_read_off_an_input_the_oracle_refuses_does_not_hold_and_a_bug_
 
 # -- an error on every input (issue 36, every-input-errors) ------------------------------------------------------------
 
-#: The failing input's floor as docs/mechanisms.md states it, written out by hand: one segment whose hypothesis and one
-#: reference are the one token "a", order 1 (weight 1), no smoothing; at the corpus level and at the sentence level.
-FLOOR_CORPUS = request(segments=[{"hypothesis": ["a"], "references": [["a"]]}], weights=[1.0])
-FLOOR_SENTENCE = FLOOR_CORPUS.model_copy(update={"level": "sentence"})
+#: The failing input's floors as docs/mechanisms.md states them, written out by hand: one segment whose hypothesis is
+#: the one token "a" and whose one reference is "a" (a match) or "z" (none), order 1 (weight 1), no smoothing; each at
+#: the corpus level and at the sentence level.
+FLOORS = [request(level=level, segments=[{"hypothesis": ["a"], "references": [[reference]]}], weights=[1.0])
+          for reference in ("a", "z") for level in ("corpus", "sentence")]
 
 
 def _same_request(a, b):
@@ -1016,9 +1017,9 @@ def test_an_error_on_every_input_asked_is_named_so_and_its_floor_was_asked():
     cause = error_cause(failing, ask, methods=METHODS)
     assert cause is not None and cause.name == "error-on-every-input" and cause.features == ()
     assert cause.answered == 0 and cause.probes == len(ask.asked) > 2
-    floors = [probe for probe in ask.asked if _same_request(probe, FLOOR_CORPUS.model_copy(
-        update={"lowercase": True})) or _same_request(probe, FLOOR_SENTENCE.model_copy(update={"lowercase": True}))]
-    assert len(floors) == 2
+    floors = [probe for probe in ask.asked
+              if any(_same_request(probe, floor.model_copy(update={"lowercase": True})) for floor in FLOORS)]
+    assert len(floors) == 4
     assert "none answered" in cause.description and "floor" in describe("error-on-every-input")
 
 
@@ -1032,6 +1033,18 @@ def test_an_error_answered_on_its_floor_is_not_named_on_every_input():
                       weights=[0.5, 0.5])
     known = []
     cause = error_cause(failing, asking(everything_but_the_floor), methods=METHODS, known=known)
+    assert cause is None or cause.name != "error-on-every-input", cause
+
+
+def test_an_error_answered_where_no_token_matches_is_not_named_on_every_input():
+    """A precision returned as 0 whose logarithm raises, where a zero guard answers an order with no match first:
+    errs wherever every order has a match, answered where one has none. The floor whose token matches nothing is
+    answered, so the name is not given."""
+    def every_order_matched(r):
+        return all(any(t in ref for s in r.segments for t in s.hypothesis for ref in s.references)
+                   for _ in r.weights)
+    failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c", "b"], ["b"]]}] * 2)
+    cause = error_cause(failing, asking(every_order_matched), methods=METHODS)
     assert cause is None or cause.name != "error-on-every-input", cause
 
 
