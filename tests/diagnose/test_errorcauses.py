@@ -204,10 +204,12 @@ def test_a_neighbour_answered_for_another_reason_is_told_apart():
     assert cause is not None and cause.name == "error-when-smoothing-chen-cherry-6-and-order-below-3"
 
 
-def test_no_cause_where_no_neighbour_is_answered():
-    """An implementation that errs on everything: nothing of the input separates failing from passing."""
-    assert error_cause(request(segments=[{"hypothesis": [], "references": [[]]}]), asking(lambda r: True),
-                       methods=METHODS) is None
+def test_no_feature_where_no_neighbour_is_answered():
+    """An implementation that errs on everything: nothing of the input separates failing from passing, so no
+    feature is named; what the probes found is (every-input-errors: `error-on-every-input`, no feature in it)."""
+    cause = error_cause(request(segments=[{"hypothesis": [], "references": [[]]}]), asking(lambda r: True),
+                        methods=METHODS)
+    assert cause is not None and cause.features == () and cause.name == "error-on-every-input"
 
 
 def test_a_cause_must_hold_on_the_original_input_too():
@@ -1000,8 +1002,9 @@ def test_a_feature_read_off_an_input_the_oracle_refuses_does_not_hold_and_a_bug_
 #: The failing input's floors as docs/mechanisms.md states them, written out by hand: one segment whose hypothesis is
 #: the one token "a" and whose one reference is "a" (a match) or "z" (none), order 1 (weight 1), no smoothing; each at
 #: the corpus level and at the sentence level.
-FLOORS = [request(level=level, segments=[{"hypothesis": ["a"], "references": [[reference]]}], weights=[1.0])
-          for reference in ("a", "z") for level in ("corpus", "sentence")]
+#: At the failing input's own order too (with its weights), where it has more than one.
+FLOORS = [request(level=level, segments=[{"hypothesis": ["a"], "references": [[reference]]}], weights=weights)
+          for weights in ([1.0], [0.25] * 4) for reference in ("a", "z") for level in ("corpus", "sentence")]
 
 
 def _same_request(a, b):
@@ -1019,7 +1022,7 @@ def test_an_error_on_every_input_asked_is_named_so_and_its_floor_was_asked():
     assert cause.answered == 0 and cause.probes == len(ask.asked) > 2
     floors = [probe for probe in ask.asked
               if any(_same_request(probe, floor.model_copy(update={"lowercase": True})) for floor in FLOORS)]
-    assert len(floors) == 4
+    assert len(floors) == 8
     assert "none answered" in cause.description and "floor" in describe("error-on-every-input")
 
 
@@ -1045,6 +1048,18 @@ def test_an_error_answered_where_no_token_matches_is_not_named_on_every_input():
                    for _ in r.weights)
     failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c", "b"], ["b"]]}] * 2)
     cause = error_cause(failing, asking(every_order_matched), methods=METHODS)
+    assert cause is None or cause.name != "error-on-every-input", cause
+
+
+def test_an_error_answered_where_an_earlier_order_has_no_match_is_not_named_on_every_input():
+    """Totals one order short, read where the last order is reached: errs unless an order before the last has no
+    match (a zero guard answers it first). At order 1 every input errs; the floor at the failing input's own order
+    (2) whose token matches nothing is answered, so the name is not given."""
+    def last_order_reached(r):
+        return all(any(t in ref for s in r.segments for t in s.hypothesis for ref in s.references)
+                   for _ in r.weights[:-1])
+    failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c", "b"]]}] * 2, weights=[0.5, 0.5])
+    cause = error_cause(failing, asking(last_order_reached), methods=METHODS)
     assert cause is None or cause.name != "error-on-every-input", cause
 
 
