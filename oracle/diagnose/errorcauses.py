@@ -1408,17 +1408,18 @@ def _what_is_known(probing: _Probing) -> str:
 EVERY_INPUT = "error-on-every-input"
 EVERY_INPUT_WORDS = ("the implementation answers error on every input asked: the failing input without each of its "
                      "features, and its floors (one segment, a hypothesis and one reference of one token each, the "
-                     "same token and another, order 1 and its own order, no smoothing, at its level and the "
-                     "other)")
+                     "same token and another, order 1 and its own order (2 where it is 1), no smoothing, at its "
+                     "level and the other)")
 
 
 def floor_requests(request: ScoreRequest) -> list[ScoreRequest]:
     """The input reduced to its floor: one segment whose hypothesis and one reference are one token each, no
     smoothing, case and state kept; the two tokens the same (FILLER: c = r = 1, p_1 = 1, BP = 1) and different (the
     reference UNMATCHED_LETTERS' first: p_1 = 0, the zero guard's side); at order 1 (weight 1), and at the request's
-    own order with its weights where it has more than one (an order above 1 without n-grams, the guard's other
-    side); each at its level, then the other (`other_level`, where it has one)."""
-    orders = [(1.0,)] + ([tuple(request.weights)] if len(request.weights) > 1 else [])
+    own order with its weights where it has more than one, else at order 2 (uniform): an order above 1 without
+    n-grams, where a guard may stop before the last order is read; each at its level, then the other (`other_level`,
+    where it has one)."""
+    orders = [(1.0,), tuple(request.weights) if len(request.weights) > 1 else uniform_weights(2)]
     floors = []
     for weights in orders:
         for reference in (FILLER, UNMATCHED_LETTERS[0]):

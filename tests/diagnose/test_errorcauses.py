@@ -1051,14 +1051,15 @@ def test_an_error_answered_where_no_token_matches_is_not_named_on_every_input():
     assert cause is None or cause.name != "error-on-every-input", cause
 
 
-def test_an_error_answered_where_an_earlier_order_has_no_match_is_not_named_on_every_input():
+@pytest.mark.parametrize("weights", [[0.5, 0.5], [1.0]])
+def test_an_error_answered_where_an_earlier_order_has_no_match_is_not_named_on_every_input(weights):
     """Totals one order short, read where the last order is reached: errs unless an order before the last has no
-    match (a zero guard answers it first). At order 1 every input errs; the floor at the failing input's own order
-    (2) whose token matches nothing is answered, so the name is not given."""
+    match (a zero guard answers it first). At order 1 every input errs; the floor at order 2 (the failing input's
+    own, or 2 where its own is 1) whose token matches nothing is answered, so the name is not given."""
     def last_order_reached(r):
         return all(any(t in ref for s in r.segments for t in s.hypothesis for ref in s.references)
                    for _ in r.weights[:-1])
-    failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c", "b"]]}] * 2, weights=[0.5, 0.5])
+    failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c", "b"]]}] * 2, weights=weights)
     cause = error_cause(failing, asking(last_order_reached), methods=METHODS)
     assert cause is None or cause.name != "error-on-every-input", cause
 
