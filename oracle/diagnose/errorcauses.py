@@ -1387,6 +1387,12 @@ def _faces(probing: _Probing, found: list[str], every: Sequence[ScoreRequest]) -
     return [*narrowed, *_order_faces(probing, narrowed, every)]
 
 
+def _neighbour_erred(probing: _Probing, feature: Feature) -> bool:
+    """Whether a neighbour of the failing input without `feature` was asked and erred."""
+    return any(probing.asked.get(n.model_dump_json(exclude={"seq"})) is True
+               for n in feature.neighbours(probing.failing) if n != probing.failing and not feature.holds(n))
+
+
 def _what_is_known(probing: _Probing) -> str:
     """What the probes of a search that confirmed nothing say, from their answers alone (none sent for it): the
     features the failing input holds whose neighbour was asked and still erred (none of them alone is the trigger),
@@ -1433,9 +1439,13 @@ def floor_requests(request: ScoreRequest) -> list[ScoreRequest]:
 
 
 def _every_input(probing: _Probing) -> bool:
-    """Whether every input the search asked erred (at least one asked), and so does each of the failing input's
-    floors (`floor_requests`, asked now over the search's limit): nothing the probes can reach is answered."""
+    """Whether every input the search asked erred, each feature the failing input holds among them taken away (its
+    neighbour asked: none left unasked, as one too long to ask or past the limit is), and so does each of the
+    failing input's floors (`floor_requests`, asked now over the search's limit): nothing the probes can reach is
+    answered."""
     if not probing.asked or any(answer is not True for answer in probing.asked.values()):
+        return False
+    if not all(_neighbour_erred(probing, feature) for feature in probing.candidates):
         return False
     floors = floor_requests(probing.failing)
     probing.limit = max(probing.limit, probing.probes + len(floors))
