@@ -1411,7 +1411,7 @@ def _what_is_known(probing: _Probing) -> str:
 #: The name of an error no feature separates where every input the search asked erred, the failing input's floor
 #: among them (`floor_requests`): what the probes found, not a trigger (issue 36, every-input-errors). Named only
 #: with PREFIX's search (an error answer; a death has its own names) and never where any probe was answered.
-EVERY_INPUT = "error-on-every-input"
+EVERY_INPUT = "error-on-every-input-asked"
 EVERY_INPUT_WORDS = ("the implementation answers error on every input asked: the failing input without each of its "
                      "features, and its floors (one segment, a hypothesis and one reference of one token each, the "
                      "same token and another, order 1 and its own order (2 where it is 1), no smoothing, at its "

@@ -395,12 +395,12 @@ def _special_token_probed(broad: str, request, context: DiagnosisContext) -> Fou
 
 
 def _every_input_as_in_its_block(item: Item, judgement: Judgement, context: DiagnosisContext) -> Diagnosis:
-    """An error not shrunk whose kind's shrunk error in its block was named `error-on-every-input` (every input its
-    probes asked erred, the floor among them: `errorcauses.EVERY_INPUT`): named by it without probes or a search of
-    its own, saying so. Each such record would otherwise ask its own neighbours (up to MAX_PROBES requests, every
-    one erring) and search among its kind's hints, which on an implementation that errs everywhere is most of a
-    run's cost (benchmarks/README.md, every-input-errors). Its outcome's classification (`attribute` on an error:
-    no search) takes the name."""
+    """An error not shrunk whose kind's shrunk error in its block was named `error-on-every-input-asked` (every
+    input its probes asked erred, the floor among them: `errorcauses.EVERY_INPUT`): named by it without probes or a
+    search of its own, saying so. Each such record would otherwise ask its own neighbours (up to MAX_PROBES
+    requests, every one erring) and search among its kind's hints, which on an implementation that errs everywhere
+    is most of a run's cost (benchmarks/README.md, every-input-errors). Its outcome's classification (`attribute`
+    on an error: no search) takes the name."""
     request, _reply, verdict, _expected = judgement.parts
     classification = attribute(*judgement.parts, context.profile, entries=context.documented,
                                overrides=item.overrides, search_all=False)

@@ -206,10 +206,10 @@ def test_a_neighbour_answered_for_another_reason_is_told_apart():
 
 def test_no_feature_where_no_neighbour_is_answered():
     """An implementation that errs on everything: nothing of the input separates failing from passing, so no
-    feature is named; what the probes found is (every-input-errors: `error-on-every-input`, no feature in it)."""
+    feature is named; what the probes found is (every-input-errors: `error-on-every-input-asked`, no feature in it)."""
     cause = error_cause(request(segments=[{"hypothesis": [], "references": [[]]}]), asking(lambda r: True),
                         methods=METHODS)
-    assert cause is not None and cause.features == () and cause.name == "error-on-every-input"
+    assert cause is not None and cause.features == () and cause.name == "error-on-every-input-asked"
 
 
 def test_a_cause_must_hold_on_the_original_input_too():
@@ -739,7 +739,7 @@ def test_a_trigger_of_two_features_is_named_by_their_disjunction_each_half_confi
     assert {(1, 2, True), (2, 1, True), (2, 2, False)} <= shapes, shapes
     # a rule that no pair explains (every request errs but the floor whose reference "z" matches nothing, which no
     # neighbour asked here is) names nothing, and says what the probes showed: each feature the input holds was taken
-    # away and it still erred (every request erring, the floor too: `error-on-every-input`, every-input-errors)
+    # away and it still erred (every request erring, the floor too: `error-on-every-input-asked`, every-input-errors)
     def all_but_the_unmatched_floor(r):
         return not (len(r.segments) == 1 and r.segments[0].hypothesis == ("a",)
                     and r.segments[0].references == (("z",),))
@@ -1018,17 +1018,17 @@ def _same_request(a, b):
 
 def test_an_error_on_every_input_asked_is_named_so_and_its_floor_was_asked():
     """An implementation that errs on every request: no feature separates its failing input, every neighbour asked
-    errs, and so do both floors (asked, as written out above): named error-on-every-input, no feature in it."""
+    errs, and so do both floors (asked, as written out above): named error-on-every-input-asked, no feature in it."""
     failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c"]]}], weights=[0.5, 0.5],
                       smoothing={"method": "add-k", "k": 1}, lowercase=True)
     ask = asking(lambda r: True)
     cause = error_cause(failing, ask, methods=METHODS)
-    assert cause is not None and cause.name == "error-on-every-input" and cause.features == ()
+    assert cause is not None and cause.name == "error-on-every-input-asked" and cause.features == ()
     assert cause.answered == 0 and cause.probes == len(ask.asked) > 2
     floors = [probe for probe in ask.asked
               if any(_same_request(probe, floor.model_copy(update={"lowercase": True})) for floor in FLOORS)]
     assert len(floors) == 8
-    assert "none answered" in cause.description and "floor" in describe("error-on-every-input")
+    assert "none answered" in cause.description and "floor" in describe("error-on-every-input-asked")
 
 
 def test_an_error_answered_on_its_floor_is_not_named_on_every_input():
@@ -1041,7 +1041,7 @@ def test_an_error_answered_on_its_floor_is_not_named_on_every_input():
                       weights=[0.5, 0.5])
     known = []
     cause = error_cause(failing, asking(everything_but_the_floor), methods=METHODS, known=known)
-    assert cause is None or cause.name != "error-on-every-input", cause
+    assert cause is None or cause.name != "error-on-every-input-asked", cause
 
 
 def test_an_error_answered_where_no_token_matches_is_not_named_on_every_input():
@@ -1053,7 +1053,7 @@ def test_an_error_answered_where_no_token_matches_is_not_named_on_every_input():
                    for _ in r.weights)
     failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c", "b"], ["b"]]}] * 2)
     cause = error_cause(failing, asking(every_order_matched), methods=METHODS)
-    assert cause is None or cause.name != "error-on-every-input", cause
+    assert cause is None or cause.name != "error-on-every-input-asked", cause
 
 
 @pytest.mark.parametrize("weights", [[0.5, 0.5], [1.0]])
@@ -1066,7 +1066,7 @@ def test_an_error_answered_where_an_earlier_order_has_no_match_is_not_named_on_e
                    for _ in r.weights[:-1])
     failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c", "b"]]}] * 2, weights=weights)
     cause = error_cause(failing, asking(last_order_reached), methods=METHODS)
-    assert cause is None or cause.name != "error-on-every-input", cause
+    assert cause is None or cause.name != "error-on-every-input-asked", cause
 
 
 def test_an_error_whose_feature_could_not_be_taken_away_is_not_named_on_every_input():
@@ -1095,21 +1095,21 @@ def test_a_death_on_every_input_is_not_named_as_an_error_on_every_input():
 
 def test_error_on_every_input_holds_on_any_request_and_names_later_errors_by_hint():
     any_request = request(segments=[{"hypothesis": ["x"], "references": [["y"], ["z"]]}])
-    assert holds("error-on-every-input", any_request)
-    assert hinted(any_request, [("error-when-references-missing",), ("error-on-every-input",)]) \
-        == "error-on-every-input"
+    assert holds("error-on-every-input-asked", any_request)
+    assert hinted(any_request, [("error-when-references-missing",), ("error-on-every-input-asked",)]) \
+        == "error-on-every-input-asked"
     assert hinted(any_request, [("error",)]) is None
 
 
 def test_an_implementation_that_errs_on_every_input_is_named_so_and_its_later_errors_are_not_probed(tmp_path):
     """tests/fakes/error_every_input.py answers error on every score request. Every error record is named
-    error-on-every-input; in each block of 50 examples the failures probed are the shrunk ones (their descriptions
+    error-on-every-input-asked; in each block of 50 examples the failures probed are the shrunk ones (their descriptions
     count the inputs asked), and every other says it was named without probes or a search of its own."""
     report = tmp_path / "report"
     assert check(report, fake("error_every_input"), examples=120) == 1
     records = results(report).records
     errors = [r for r in records if r.outcome == "error"]
-    assert errors and {r.classification.name for r in errors} == {"error-on-every-input"}
+    assert errors and {r.classification.name for r in errors} == {"error-on-every-input-asked"}
     probed = [r for r in errors if "input(s) asked" in r.classification.description]
     hinted_ = [r for r in errors if "without probes or a search of its own" in r.classification.description]
     assert len(probed) + len(hinted_) == len(errors)
