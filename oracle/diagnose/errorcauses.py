@@ -1173,7 +1173,10 @@ def parts(name: str, features: Features) -> tuple[str, ...]:
 
 
 def holds(name: str, request: ScoreRequest, features: Features) -> bool:
-    """Whether `request` has every feature the error cause `name` names (False for a name that is none)."""
+    """Whether `request` has every feature the error cause `name` names (False for a name that is none; True for
+    EVERY_INPUT, which names no feature)."""
+    if name == EVERY_INPUT:
+        return True
     named = parts(name, features)
     return bool(named) and all(_part_holds(part, request, features) for part in named)
 
@@ -1201,6 +1204,8 @@ def part_words(part: str, features: Features) -> str:
 
 def describe(name: str, features: Features) -> str:
     """What an error (or crash, or hang) cause's name means, in words."""
+    if name == EVERY_INPUT:
+        return EVERY_INPUT_WORDS
     what = features.triggers.get(_prefix_of(name, features) or PREFIX, features.triggers[PREFIX])
     return f"{what} where " + " and ".join(part_words(part, features) for part in parts(name, features))
 
@@ -1221,6 +1226,9 @@ class ErrorCause:
 
     @property
     def description(self) -> str:
+        if self.name == EVERY_INPUT:
+            return (f"{self.words}: no input feature separates it ({self.probes} input(s) asked, the floor among "
+                    "them, none answered)")
         return (f"{self.words}: the failing input errs, and without any one of these features it is "
                 f"answered ({self.probes} neighbour(s) of it asked, {self.answered} answered)")
 
@@ -1533,6 +1541,12 @@ def _faces(probing: _Probing, found: list[str], every: Sequence[ScoreRequest]) -
     return [*narrowed, *_order_faces(probing, narrowed, every)]
 
 
+def _neighbour_erred(probing: _Probing, feature: Feature) -> bool:
+    """Whether a neighbour of the failing input without `feature` was asked and erred."""
+    return any(probing.asked.get(n.model_dump_json(exclude={"seq"})) is True
+               for n in feature.neighbours(probing.failing) if n != probing.failing and not feature.holds(n))
+
+
 def _what_is_known(probing: _Probing) -> str:
     """What the probes of a search that confirmed nothing say, from their answers alone (none sent for it): the
     features the failing input holds whose neighbour was asked and still erred (none of them alone is the trigger),
@@ -1546,6 +1560,50 @@ def _what_is_known(probing: _Probing) -> str:
              f"not asked without: {'; '.join(unasked)}" if unasked else ""]
     return (f"no input feature separates it ({probing.probes} neighbour(s) asked, {probing.answered} answered): "
             + ", ".join(part for part in parts if part))
+
+
+#: The name of an error no feature separates where every input the search asked erred, the failing input's floor
+#: among them (`floor_requests`): what the probes found, not a trigger (issue 36, every-input-errors). Named only
+#: with PREFIX's search (an error answer; a death has its own names) and never where any probe was answered.
+EVERY_INPUT = "error-on-every-input-asked"
+EVERY_INPUT_WORDS = ("the implementation answers error on every input asked: the failing input without each of its "
+                     "features, and its floors (one segment, a hypothesis and one reference of one token each, the "
+                     "same token and another, order 1 and its own order (2 where it is 1), no smoothing, at its "
+                     "level and the other)")
+
+
+def floor_requests(request: ScoreRequest) -> list[ScoreRequest]:
+    """The input reduced to its floor: one segment whose hypothesis and one reference are one token each, no
+    smoothing, case and state kept; the two tokens the same (FILLER: c = r = 1, p_1 = 1, BP = 1) and different (the
+    reference UNMATCHED_LETTERS' first: p_1 = 0, the zero guard's side); at order 1 (weight 1), and at the request's
+    own order with its weights where it has more than one, else at order 2 (uniform): an order above 1 without
+    n-grams, where a guard may stop before the last order is read; each at its level, then the other (`other_level`,
+    where it has one)."""
+    orders = [(1.0,), tuple(request.weights) if len(request.weights) > 1 else uniform_weights(2)]
+    floors = []
+    for weights in orders:
+        for reference in (FILLER, UNMATCHED_LETTERS[0]):
+            floor = request.model_copy(update={
+                "segments": (Segment(hypothesis=_sequence(request, (FILLER,)),
+                                     references=(_sequence(request, (reference,)),)),),
+                "weights": weights, "smoothing": SmoothingSpec.of("none")})
+            other = other_level(floor)
+            floors += [floor] if other is None else [floor, other]
+    return floors
+
+
+def _every_input(probing: _Probing) -> bool:
+    """Whether every input the search asked erred, each feature the failing input holds among them taken away (its
+    neighbour asked: none left unasked, as one too long to ask or past the limit is), and so does each of the
+    failing input's floors (`floor_requests`, asked now over the search's limit): nothing the probes can reach is
+    answered."""
+    if not probing.asked or any(answer is not True for answer in probing.asked.values()):
+        return False
+    if not all(_neighbour_erred(probing, feature) for feature in probing.candidates):
+        return False
+    floors = floor_requests(probing.failing)
+    probing.limit = max(probing.limit, probing.probes + len(floors))
+    return all(probing.errs(floor) is True for floor in floors)
 
 
 def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_failing: Sequence[ScoreRequest] = (),
@@ -1583,6 +1641,9 @@ def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_fai
     if not found:
         either = _disjunction(probing, every)
         found = [either] if either is not None else []
+    if not found and prefix == PREFIX and _every_input(probing):
+        return ErrorCause(name=EVERY_INPUT, features=(), probes=probing.probes, answered=probing.answered,
+                          words=EVERY_INPUT_WORDS)
     if not found:
         if known is not None:
             known.append(_what_is_known(probing))
@@ -1596,12 +1657,16 @@ def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_fai
 
 def hinted(request: ScoreRequest, hints: Iterable[tuple[str, ...]], features: Features) -> str | None:
     """The first of `hints` (causes given to shrunk errors of the same kind, their parts: an error's cause is one
-    mechanism) that is an error cause `request` holds, or None."""
-    return next((parts[0] for parts in hints if len(parts) == 1 and holds(parts[0], request, features)), None)
+    mechanism) that is an error cause `request` holds, or None. EVERY_INPUT holds on any request: its probes erred
+    on every input they asked."""
+    return next((parts[0] for parts in hints if len(parts) == 1 and (
+        parts[0] == EVERY_INPUT or holds(parts[0], request, features))), None)
 
 
 __all__ = [
     "CRASH_PREFIX",
+    "EVERY_INPUT",
+    "EVERY_INPUT_WORDS",
     "JOIN",
     "MAX_PROBES",
     "MAX_PROBE_TOKENS",
@@ -1616,6 +1681,7 @@ __all__ = [
     "describe",
     "error_cause",
     "every_segment",
+    "floor_requests",
     "hinted",
     "holds",
     "parts",

@@ -236,6 +236,9 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
     to_shrink, hints = shrink_decision(kind, verdict, context)
     if NONDETERMINISTIC_HINT in hints:
         return cheaply_classified(item, judgement, context)
+    if (error_causes.EVERY_INPUT,) in hints and verdict.outcome == Outcome.ERROR and kind in ("example", "series") \
+            and item.attribution != "none":
+        return _every_input_as_in_its_block(item, judgement, context)
     # (a state probes confirmed for its kind in its block is a hint of its own, `_state_confirmed`; the searches
     # among the hints never see it: they test mechanisms of the request alone)
     confirmed_state, hints = (REFERENCES_KEPT,) in hints, tuple(hint for hint in hints if hint != (REFERENCES_KEPT,))
@@ -391,6 +394,26 @@ def _special_token_probed(broad: str, request, context: DiagnosisContext) -> Fou
         if context.process.given_up:
             return None
     return Found(None, None, found_words(broad, None, None, probed))
+
+
+def _every_input_as_in_its_block(item: Item, judgement: Judgement, context: DiagnosisContext) -> Diagnosis:
+    """An error not shrunk whose kind's shrunk error in its block was named `error-on-every-input-asked` (every
+    input its probes asked erred, the floor among them: `errorcauses.EVERY_INPUT`): named by it without probes or a
+    search of its own, saying so. Each such record would otherwise ask its own neighbours (up to MAX_PROBES
+    requests, every one erring) and search among its kind's hints, which on an implementation that errs everywhere
+    is most of a run's cost (benchmarks/README.md, every-input-errors). Its outcome's classification (`attribute`
+    on an error: no search) takes the name."""
+    request, _reply, verdict, _expected = judgement.parts
+    classification = attribute(*judgement.parts, context.profile, entries=context.documented,
+                               overrides=item.overrides, search_all=False)
+    classification = classification.model_copy(update={"parts": (error_causes.EVERY_INPUT,), "description": (
+        f"{error_causes.describe(error_causes.EVERY_INPUT)}, as probes found on an earlier error of its kind "
+        f"({_kind_words(verdict)}) in {_block_words(context)}: named by it without probes or a search of its own "
+        f"({verdict.message})")})
+    if item.summary is not None:  # (a summary: too large to replay from a record)
+        return Diagnosis(classification=classification)
+    replay, line = context.reproduction.of_failure(item.id, item.kind, request, request)
+    return Diagnosis(classification=classification, replay=replay, reproduce=line)
 
 
 def _kept_as_in_its_block(judgement: Judgement, before: Before, context: DiagnosisContext):

@@ -205,10 +205,12 @@ def test_a_neighbour_answered_for_another_reason_is_told_apart():
     assert cause is not None and cause.name == "error-when-smoothing-chen-cherry-6-and-order-below-3"
 
 
-def test_no_cause_where_no_neighbour_is_answered():
-    """An implementation that errs on everything: nothing of the input separates failing from passing."""
-    assert error_cause(request(segments=[{"hypothesis": [], "references": [[]]}]), asking(lambda r: True),
-                       methods=METHODS) is None
+def test_no_feature_where_no_neighbour_is_answered():
+    """An implementation that errs on everything: nothing of the input separates failing from passing, so no
+    feature is named; what the probes found is (every-input-errors: `error-on-every-input-asked`, no feature in it)."""
+    cause = error_cause(request(segments=[{"hypothesis": [], "references": [[]]}]), asking(lambda r: True),
+                        methods=METHODS)
+    assert cause is not None and cause.features == () and cause.name == "error-on-every-input-asked"
 
 
 def test_a_cause_must_hold_on_the_original_input_too():
@@ -736,10 +738,14 @@ def test_a_trigger_of_two_features_is_named_by_their_disjunction_each_half_confi
     shapes = {(len(p.segments), max(len(x) for s in p.segments for x in (s.hypothesis, *s.references)), squeezed(p))
               for p in ask.asked}
     assert {(1, 2, True), (2, 1, True), (2, 2, False)} <= shapes, shapes
-    # a rule that no pair explains (every request errs) names nothing, and says what the probes showed: each feature
-    # the input holds was taken away and it still erred
+    # a rule that no pair explains (every request errs but the floor whose reference "z" matches nothing, which no
+    # neighbour asked here is) names nothing, and says what the probes showed: each feature the input holds was taken
+    # away and it still erred (every request erring, the floor too: `error-on-every-input-asked`, every-input-errors)
+    def all_but_the_unmatched_floor(r):
+        return not (len(r.segments) == 1 and r.segments[0].hypothesis == ("a",)
+                    and r.segments[0].references == (("z",),))
     known: list[str] = []
-    assert error_cause(failing, asking(lambda r: True), methods=METHODS, known=known) is None
+    assert error_cause(failing, asking(all_but_the_unmatched_floor), methods=METHODS, known=known) is None
     assert len(known) == 1 and known[0].startswith("no input feature separates it"), known
     assert "it still errs without each of: " in known[0] and "the corpus has exactly one segment" in known[0], known
     # where one of the two alone separates, it alone names it (the squeeze on the batch axis only)
@@ -763,6 +769,7 @@ def test_a_neighbour_too_long_to_ask_is_not_asked():
     ask = asking(one_segment)
     assert error_cause(failing, ask, methods=METHODS) is None
     assert ask.asked and all(len(p.segments) == 1 for p in ask.asked)
+    # (nor is it named an error on every input: a feature's neighbour was not asked, every-input-errors)
 
 
 def test_an_error_on_one_segment_batches_is_named_by_it(tmp_path):
@@ -1104,3 +1111,116 @@ def test_a_text_reader_of_the_reference_files_is_named_at_the_references_side(tm
     assert errors
     assert {r.classification.name for r in errors} <= {"error-when-reference-text-with-carriage-return",
                                                        "error-when-reference-text-line-break"}, errors
+# -- an error on every input (issue 36, every-input-errors) ------------------------------------------------------------
+
+#: The failing input's floors as docs/mechanisms.md states them, written out by hand: one segment whose hypothesis is
+#: the one token "a" and whose one reference is "a" (a match) or "z" (none), order 1 (weight 1), no smoothing; each at
+#: the corpus level and at the sentence level.
+#: At the failing input's own order too (with its weights), where it has more than one.
+FLOORS = [request(level=level, segments=[{"hypothesis": ["a"], "references": [[reference]]}], weights=weights)
+          for weights in ([1.0], [0.5, 0.5]) for reference in ("a", "z") for level in ("corpus", "sentence")]
+
+
+def _same_request(a, b):
+    return a.model_dump(exclude={"seq"}) == b.model_dump(exclude={"seq"})
+
+
+def test_an_error_on_every_input_asked_is_named_so_and_its_floor_was_asked():
+    """An implementation that errs on every request: no feature separates its failing input, every neighbour asked
+    errs, and so do both floors (asked, as written out above): named error-on-every-input-asked, no feature in it."""
+    failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c"]]}], weights=[0.5, 0.5],
+                      smoothing={"method": "add-k", "k": 1}, lowercase=True)
+    ask = asking(lambda r: True)
+    cause = error_cause(failing, ask, methods=METHODS)
+    assert cause is not None and cause.name == "error-on-every-input-asked" and cause.features == ()
+    assert cause.answered == 0 and cause.probes == len(ask.asked) > 2
+    floors = [probe for probe in ask.asked
+              if any(_same_request(probe, floor.model_copy(update={"lowercase": True})) for floor in FLOORS)]
+    assert len(floors) == 8
+    assert "none answered" in cause.description and "floor" in describe("error-on-every-input-asked")
+
+
+def test_an_error_answered_on_its_floor_is_not_named_on_every_input():
+    """Errs on everything but the floor itself (one segment of one matching token, order 1): every neighbour the
+    search asks errs, but a probe was answered, so the name is not given, and nothing else is confirmed either."""
+    def everything_but_the_floor(r):
+        return not (len(r.segments) == 1 and r.segments[0].hypothesis == ("a",)
+                    and r.segments[0].references == (("a",),) and len(r.weights) == 1)
+    failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c"], ["b", "d"]]}] * 2,
+                      weights=[0.5, 0.5])
+    known = []
+    cause = error_cause(failing, asking(everything_but_the_floor), methods=METHODS, known=known)
+    assert cause is None or cause.name != "error-on-every-input-asked", cause
+
+
+def test_an_error_answered_where_no_token_matches_is_not_named_on_every_input():
+    """A precision returned as 0 whose logarithm raises, where a zero guard answers an order with no match first:
+    errs wherever every order has a match, answered where one has none. The floor whose token matches nothing is
+    answered, so the name is not given."""
+    def every_order_matched(r):
+        return all(any(t in ref for s in r.segments for t in s.hypothesis for ref in s.references)
+                   for _ in r.weights)
+    failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c", "b"], ["b"]]}] * 2)
+    cause = error_cause(failing, asking(every_order_matched), methods=METHODS)
+    assert cause is None or cause.name != "error-on-every-input-asked", cause
+
+
+@pytest.mark.parametrize("weights", [[0.5, 0.5], [1.0]])
+def test_an_error_answered_where_an_earlier_order_has_no_match_is_not_named_on_every_input(weights):
+    """Totals one order short, read where the last order is reached: errs unless an order before the last has no
+    match (a zero guard answers it first). At order 1 every input errs; the floor at order 2 (the failing input's
+    own, or 2 where its own is 1) whose token matches nothing is answered, so the name is not given."""
+    def last_order_reached(r):
+        return all(any(t in ref for s in r.segments for t in s.hypothesis for ref in s.references)
+                   for _ in r.weights[:-1])
+    failing = request(segments=[{"hypothesis": ["b", "c"], "references": [["c", "b"]]}] * 2, weights=weights)
+    cause = error_cause(failing, asking(last_order_reached), methods=METHODS)
+    assert cause is None or cause.name != "error-on-every-input-asked", cause
+
+
+def test_an_error_whose_feature_could_not_be_taken_away_is_not_named_on_every_input():
+    """Errs on one segment; the failing input's neighbour of two segments is over MAX_PROBE_TOKENS and is not asked.
+    Every input asked erred (each of one segment, the floors too), but a feature was not taken away: not named."""
+    half = MAX_PROBE_TOKENS // 4 + 1
+    failing = request(segments=[{"hypothesis": ["a"] * half, "references": [["a"] * half]}])
+    assert error_cause(failing, asking(one_segment), methods=METHODS) is None
+
+
+def test_an_error_on_empty_segments_keeps_its_predicate_name():
+    """Errs exactly on an empty segment: a neighbour is answered, so the predicate is named, not every input."""
+    failing = request(segments=[{"hypothesis": [], "references": [[]]}])
+    cause = error_cause(failing, asking(empty_segment), methods=METHODS)
+    assert cause is not None and cause.name == "error-when-segment-empty"
+
+
+def test_a_death_on_every_input_is_not_named_as_an_error_on_every_input():
+    """The crash search (CRASH_PREFIX) has its own names: the floor is never asked there."""
+    from oracle.diagnose.errorcauses import CRASH_PREFIX
+    ask = asking(lambda r: True)
+    cause = error_cause(request(segments=[{"hypothesis": ["b"], "references": [["c"]]}] * 2), ask,
+                        methods=METHODS, prefix=CRASH_PREFIX)
+    assert cause is None or not cause.name.startswith("error")
+
+
+def test_error_on_every_input_holds_on_any_request_and_names_later_errors_by_hint():
+    any_request = request(segments=[{"hypothesis": ["x"], "references": [["y"], ["z"]]}])
+    assert holds("error-on-every-input-asked", any_request)
+    assert hinted(any_request, [("error-when-references-missing",), ("error-on-every-input-asked",)]) \
+        == "error-on-every-input-asked"
+    assert hinted(any_request, [("error",)]) is None
+
+
+def test_an_implementation_that_errs_on_every_input_is_named_so_and_its_later_errors_are_not_probed(tmp_path):
+    """tests/fakes/error_every_input.py answers error on every score request. Every error record is named
+    error-on-every-input-asked; in each block of 50 examples the failures probed are the shrunk ones (their descriptions
+    count the inputs asked), and every other says it was named without probes or a search of its own."""
+    report = tmp_path / "report"
+    assert check(report, fake("error_every_input"), examples=120) == 1
+    records = results(report).records
+    errors = [r for r in records if r.outcome == "error"]
+    assert errors and {r.classification.name for r in errors} == {"error-on-every-input-asked"}
+    probed = [r for r in errors if "input(s) asked" in r.classification.description]
+    hinted_ = [r for r in errors if "without probes or a search of its own" in r.classification.description]
+    assert len(probed) + len(hinted_) == len(errors)
+    assert 1 <= len(probed) <= 3 * 3 and len(hinted_) > len(errors) // 2
+    assert not [r for r in records if r.outcome == "pass" and r.kind == "example"]

@@ -84,7 +84,8 @@ REFERENCE_CAP = 5
 SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
               "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment", "error-log-of-zero",
-              "error-references-all-empty", "error-one-reference", "error-one-segment")
+              "error-references-all-empty", "error-one-reference", "error-one-segment",
+              "error-every-input")
 #: nondeterministic: the score is multiplied by this on a wrong turn (0.41 becomes 0.369)
 PERTURBATION = 0.9
 
@@ -359,6 +360,8 @@ def one_segment(command):
 
 def planted_error(command, bugs):
     """The error message a planted error bug answers this request with, or None."""
+    if "error-every-input" in bugs:  # (a statistics list one order short, indexed on every request)
+        return "IndexError: list index out of range"
     if "error-empty-segment" in bugs and empty_segment(command):
         return "ZeroDivisionError: float division by zero"
     if "error-references-all-empty" in bugs and references_all_empty(command):

@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from oracle.diagnose import errorcauses
 from oracle.diagnose.errorcauses import (
     CRASH_PREFIX,
+    EVERY_INPUT,
+    EVERY_INPUT_WORDS,
     FILLER,
     PREFIX,
     TIMEOUT_PREFIX,
@@ -342,11 +344,16 @@ MECHANISMS = [
     *(Mechanism(f"{word}{_AFTER}", ERROR, _after_words(f"{word}{_AFTER}<n>-requests"), frozenset({word}), PROBE,
                 family=True, words_of=_after_words)
       for word in ("crash", "timeout")),
+    # what the probes found where no feature separates an error and every input asked erred, the failing input's
+    # floor among them (`errorcauses.floor_requests`): a name of what is known, not a trigger (issue 36: "when nothing
+    # fits, the name says what is known"); later errors of its kind in its block are named by it without probes
+    Mechanism(EVERY_INPUT, ERROR, EVERY_INPUT_WORDS, frozenset({"error"}), PROBE),
     *(Mechanism(no_feature_name(word), ERROR,
                 f"no input feature separates it: the input {'kills' if word == 'crash' else 'hangs'} a fresh process "
                 "as its first request, and no feature of the catalogue is confirmed", frozenset({word}), PROBE)
       for word in ("crash", "timeout")),
 ]
 
-__all__ = ["DECLARED", "FACES", "FEATURES", "HALVES", "LAST_RESORT", "MECHANISMS", "ORDER_FACES", "TRIGGER_PREFIXES",
-           "after_requests", "after_requests_name", "describe", "error_cause", "hinted", "holds", "no_feature_name"]
+__all__ = ["DECLARED", "EVERY_INPUT", "FACES", "FEATURES", "HALVES", "LAST_RESORT", "MECHANISMS", "ORDER_FACES",
+           "TRIGGER_PREFIXES", "after_requests", "after_requests_name", "describe", "error_cause", "hinted", "holds",
+           "no_feature_name"]
