@@ -517,6 +517,21 @@ def carriage_returns_made_splitlines_only(request: ScoreRequest, side: str | Non
     return _side_changed(request, side, lambda t: _LONE_CARRIAGE_RETURN.sub(SPLITLINES_ONLY_LINE_END, t))
 
 
+def _sequences_on(segment: Segment, side: str) -> tuple:
+    """`side`'s sequences (token lists or texts) of `segment`: its hypothesis alone, or its references."""
+    return (segment.hypothesis,) if side == "hypothesis" else segment.references
+
+
+def _given_on(request: ScoreRequest, side: str, index: int, at: int, sequence) -> ScoreRequest:
+    """`request` with `side`'s sequence `at` of segment `index` made `sequence` (a token list or a text), every other
+    sequence and segment kept (`line_end_moved`, `text_line_end_moved`: a line end given to the other side)."""
+    segment = request.segments[index]
+    sequences = tuple(sequence if k == at else x for k, x in enumerate(_sequences_on(segment, side)))
+    segment = (Segment(hypothesis=sequences[0], references=segment.references) if side == "hypothesis"
+               else Segment(hypothesis=segment.hypothesis, references=sequences))
+    return _with_segments(request, (segment if i == index else s for i, s in enumerate(request.segments)))
+
+
 def line_end_moved(request: ScoreRequest, side: str, *, carriage_return: bool) -> ScoreRequest | None:
     """The line ends of `side`'s tokens (every one of OTHER_LINE_ENDS, or with `carriage_return` the lone carriage
     returns) made spaces (`without_line_ends`: whitespace still, a line end for no reader), and the first token of the
@@ -532,14 +547,10 @@ def line_end_moved(request: ScoreRequest, side: str, *, carriage_return: bool) -
     other = SIDES[1 - SIDES.index(side)]
 
     def sequences_of(segment: Segment) -> tuple:
-        return (segment.hypothesis,) if other == "hypothesis" else segment.references
+        return _sequences_on(segment, other)
 
     def given(index: int, at: int, sequence: tuple) -> ScoreRequest:
-        segment = changed.segments[index]
-        sequences = tuple(sequence if k == at else x for k, x in enumerate(sequences_of(segment)))
-        segment = (Segment(hypothesis=sequences[0], references=segment.references) if other == "hypothesis"
-                   else Segment(hypothesis=segment.hypothesis, references=sequences))
-        return _with_segments(changed, (segment if i == index else s for i, s in enumerate(changed.segments)))
+        return _given_on(changed, other, index, at, sequence)
     for index, segment in enumerate(changed.segments):
         at = next((k for k, sequence in enumerate(sequences_of(segment)) if sequence), None)
         if at is not None:
@@ -814,14 +825,10 @@ def text_line_end_moved(request: ScoreRequest, side: str, pattern: re.Pattern[st
     other = SIDES[1 - SIDES.index(side)]
 
     def texts_in(segment: Segment) -> tuple:
-        return (segment.hypothesis,) if other == "hypothesis" else segment.references
+        return _sequences_on(segment, other)
 
     def given(index: int, at: int, text: str) -> ScoreRequest:
-        segment = changed.segments[index]
-        texts = tuple(text if k == at else x for k, x in enumerate(texts_in(segment)))
-        segment = (Segment(hypothesis=texts[0], references=segment.references) if other == "hypothesis"
-                   else Segment(hypothesis=segment.hypothesis, references=texts))
-        return _with_segments(changed, (segment if i == index else s for i, s in enumerate(changed.segments)))
+        return _given_on(changed, other, index, at, text)
     for index, segment in enumerate(changed.segments):
         at = next((k for k, text in enumerate(texts_in(segment)) if str(text).split()), None)
         if at is not None:
