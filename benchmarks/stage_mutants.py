@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/stage_mutants.py --run OUT.jsonl --only ID ...
     .venv/bin/python benchmarks/stage_mutants.py --equivalent ID ... # the in-process comparison with the clean code
     .venv/bin/python benchmarks/stage_mutants.py --summary OUT.jsonl # the counts and the two tables
+    .venv/bin/python benchmarks/stage_mutants.py --fake stagedbleu2 ... # set B: the second BLEU's mutants (below)
 
 `tests/fakes/stagedbleu.py` is a BLEU written as one function per stage of docs/stages.md; `--mutant ID` there
 serves the fake with the one mechanical mutation ID names (operator, stage function, line, column, variant). Here
@@ -18,6 +19,12 @@ cause. A mutant `check` does not catch (exit 0) is compared in process with the 
 random requests (`equivalence`): identical answers on all = equivalent (left out of the denominators), else missed,
 with the first input that differs. Nothing here asserts: the figures are for people (benchmarks/README.md,
 "Machine-made mutants of an independent BLEU, by stage and operator").
+
+`--fake stagedbleu2` (stage-mutants2, set B): the same operators, engine, selection rule, fit rule and run on
+`tests/fakes/stagedbleu2.py`, a second independent BLEU shaped differently, whose stage functions carry the same
+names and stage numbers (`RULE_OF` maps each to the set-A function whose `FIT_RULES` entry judges it); its random
+requests for the equivalence add the four smoothing methods only it serves. Without `--fake`, everything is set A's,
+unchanged (benchmarks/README.md, "A second set of machine-made mutants, of a second BLEU, pre-registered").
 """
 
 from __future__ import annotations
@@ -36,16 +43,23 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = ROOT / "tests" / "fakes" / "stagedbleu.py"
+#: the fakes whose mutants this script runs: set A (the default) and set B (stage-mutants2)
+FAKES = ("stagedbleu", "stagedbleu2")
 TIMEOUT = 300.0
 
 
-def fake_module() -> ModuleType:
-    """tests/fakes/stagedbleu.py as a module (the fakes are scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location("stagedbleu", FAKE)
+def fake_path(name: str = "stagedbleu") -> Path:
+    return ROOT / "tests" / "fakes" / f"{name}.py"
+
+
+def fake_module(name: str = "stagedbleu") -> ModuleType:
+    """tests/fakes/<name>.py as a module (the fakes are scripts, not a package)."""
+    path = fake_path(name)
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise RuntimeError(f"cannot load {FAKE}")
+        raise RuntimeError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("stagedbleu", module)
+    sys.modules.setdefault(name, module)
     spec.loader.exec_module(module)
     return module
 
@@ -179,6 +193,23 @@ FIT_RULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "stage_scale": (_SCALE, WHAT_IS_KNOWN),
 }
 
+#: Set B (stage-mutants2; pre-registered with its list, before any run of its mutants, never edited after): the rule
+#: that judges each of tests/fakes/stagedbleu2.py's stage functions is set A's for the function of the same stage
+#: number and name (docs/stages.md's numbering; both fakes name their stage functions alike), so that both sets are
+#: judged by the same lists of names, neither widened nor narrowed. In set B, `stage_empty` is the c = 0 rule (score
+#: 0, NaN when r = 0 too) as in set A; `stage_zero_orders` rewrites an order without n-grams to precision 0 (set A's
+#: also zeroed an unmatched order; set B's mean, a product of powers, is 0 there by itself); `stage_segment` holds the
+#: orders loop and the call of the length rule, `stage_scale` the product BP x mean, as in set A.
+RULE_OF: dict[str, dict[str, str]] = {
+    "stagedbleu": {function: function for function in FIT_RULES},
+    "stagedbleu2": {"stage_fold": "stage_fold", "stage_ngrams": "stage_ngrams", "stage_clip": "stage_clip",
+                    "stage_segment": "stage_segment", "stage_closest_ref_length": "stage_closest_ref_length",
+                    "stage_corpus": "stage_corpus", "stage_precision": "stage_precision", "stage_empty": "stage_empty",
+                    "stage_zero_orders": "stage_zero_orders", "stage_smoothing": "stage_smoothing",
+                    "stage_weights": "stage_weights", "stage_mean": "stage_mean",
+                    "stage_brevity_penalty": "stage_brevity_penalty", "stage_scale": "stage_scale"},
+}
+
 VERDICTS = ("fits", "known", "error", "other-stage", "none")
 #: what each verdict says (the tables' columns)
 VERDICT_WORDS = {
@@ -194,11 +225,11 @@ def _matches(name: str, patterns: tuple[str, ...]) -> bool:
     return any(name.startswith(p[:-1]) if p.endswith("*") else name == p for p in patterns)
 
 
-def verdict(cause: str | None, function: str) -> str:
-    """The pre-registered verdict of a run's main cause on a mutant of `function`."""
+def verdict(cause: str | None, function: str, fake: str = "stagedbleu") -> str:
+    """The pre-registered verdict of a run's main cause on a mutant of `function` (a stage function of `fake`)."""
     if not cause or cause == "unexplained":
         return "none"
-    fit, partial = FIT_RULES[function]
+    fit, partial = FIT_RULES[RULE_OF[fake][function]]
     parts = [part.strip() for part in cause.split(" + ")]
     if any(_matches(part, fit) for part in parts):
         return "fits"
@@ -216,11 +247,11 @@ def verdict(cause: str | None, function: str) -> str:
 BARE_OUTCOMES = ("error", "protocol-error", "crash", "timeout")
 
 
-def post_hoc_verdict(cause: str | None, function: str) -> str:
+def post_hoc_verdict(cause: str | None, function: str, fake: str = "stagedbleu") -> str:
     """`verdict`, with a bare outcome kind read as an error (`BARE_OUTCOMES`: a reading made after the run)."""
     if cause in BARE_OUTCOMES:
         return "error"
-    return verdict(cause, function)
+    return verdict(cause, function, fake)
 
 
 # == equivalence: the mutant against the clean code, in process ====================================================
@@ -230,6 +261,10 @@ _VOCABULARY = ("a", "b", "c", "d", "A", "B", "the", "The")
 _SMOOTHINGS = ({"method": "none"}, {"method": "floor", "value": 0.1}, {"method": "floor", "value": 0.5},
                {"method": "add-k", "k": 1.0}, {"method": "add-k", "k": 0.5}, {"method": "exp"},
                {"method": "chen-cherry-4", "k": 5.0}, {"method": "chen-cherry-4", "k": 2.0})
+#: set B's fake serves four methods more: its random requests draw from both tuples (set A's stay as they were)
+_MORE_SMOOTHINGS = {"stagedbleu": (), "stagedbleu2": (
+    {"method": "chen-cherry-1", "epsilon": 0.1}, {"method": "chen-cherry-1", "epsilon": 0.5},
+    {"method": "chen-cherry-2"}, {"method": "chen-cherry-3"}, {"method": "lin-2004"})}
 
 
 def _tokens(rng: random.Random) -> list[str]:
@@ -237,7 +272,7 @@ def _tokens(rng: random.Random) -> list[str]:
     return [rng.choice(_VOCABULARY) for _ in range(length)]
 
 
-def random_request(rng: random.Random, seq: int) -> dict:
+def random_request(rng: random.Random, seq: int, fake: str = "stagedbleu") -> dict:
     """A random protocol request: 1-4 orders (weights uniform, random or with a zero), every smoothing, empty and
     one-token segments, 1-3 references, either level and case setting."""
     order = rng.randint(1, 4)
@@ -249,7 +284,7 @@ def random_request(rng: random.Random, seq: int) -> dict:
     segments = [{"hypothesis": _tokens(rng), "references": [_tokens(rng) for _ in range(rng.randint(1, 3))]}
                 for _ in range(1 if level == "sentence" else rng.randint(1, 4))]
     return {"cmd": "score", "seq": seq, "level": level, "segments": segments, "weights": weights,
-            "smoothing": dict(rng.choice(_SMOOTHINGS)), "lowercase": rng.random() < 0.3}
+            "smoothing": dict(rng.choice(_SMOOTHINGS + _MORE_SMOOTHINGS[fake])), "lowercase": rng.random() < 0.3}
 
 
 def _reply(fake: ModuleType, request: dict, stages: dict) -> dict:
@@ -271,14 +306,15 @@ def _same(a: object, b: object) -> bool:
     return a == b
 
 
-def equivalence(ident: str, requests: int = EQUIVALENCE_REQUESTS, seed: int = 0) -> dict | None:
+def equivalence(ident: str, requests: int = EQUIVALENCE_REQUESTS, seed: int = 0, fake_name: str = "stagedbleu"
+                ) -> dict | None:
     """None when the mutant answers every random request as the clean code does (within 1e-9 relative), else the
     first request that differs and both answers."""
-    fake = fake_module()
+    fake = fake_module(fake_name)
     clean, mutant = fake.stages_of(None), fake.stages_of(ident)
     rng = random.Random(seed)
     for seq in range(requests):
-        request = random_request(rng, seq)
+        request = random_request(rng, seq, fake_name)
         expected, got = _reply(fake, request, clean), _reply(fake, request, mutant)
         if not _same(expected, got):
             return {"request": request, "clean": expected, "mutant": got}
@@ -288,17 +324,17 @@ def equivalence(ident: str, requests: int = EQUIVALENCE_REQUESTS, seed: int = 0)
 # == the run ======================================================================================================
 
 
-def commands(ident: str) -> tuple[str, str]:
+def commands(ident: str, fake_name: str = "stagedbleu") -> tuple[str, str]:
     python = shlex.quote(sys.executable)
-    fake = shlex.quote(str(FAKE))
+    fake = shlex.quote(str(fake_path(fake_name)))
     return f"{python} {fake} --mutant {shlex.quote(ident)}", f"{python} {fake} clean"
 
 
-def run(out: Path, only: list[str] | None) -> int:
+def run(out: Path, only: list[str] | None, fake_name: str = "stagedbleu") -> int:
     """Each selected mutant's check, then the clean twin's; one JSON line per mutant appended to `out` (a mutant
     already in `out` is skipped: the run resumes)."""
     attribution = attribution_module()
-    fake = fake_module()
+    fake = fake_module(fake_name)
     plan = selected(fake.mutants())
     if only:
         known = {ident for ident, _, _ in fake.mutants()}
@@ -313,7 +349,7 @@ def run(out: Path, only: list[str] | None) -> int:
         for index, (ident, stage, operator) in enumerate(plan):
             if ident in done:
                 continue
-            buggy, fixed = commands(ident)
+            buggy, fixed = commands(ident, fake_name)
             code, wall, cpu, found = attribution.run_check_timed(buggy, Path(scratch) / f"b{index}", None, TIMEOUT)
             _, fixed_wall, fixed_cpu, fixed_found = attribution.run_check_timed(fixed, Path(scratch) / f"f{index}",
                                                                                 None, TIMEOUT)
@@ -322,14 +358,15 @@ def run(out: Path, only: list[str] | None) -> int:
             function = ident.split(":")[1]
             cost, fixed_cost = found.get("cost"), fixed_found.get("cost")
             row = {"id": ident, "stage": stage, "operator": operator, "code": code, "main_cause": cause,
-                   "causes": [(c["name"], c.get("records")) for c in causes], "verdict": verdict(cause, function),
+                   "causes": [(c["name"], c.get("records")) for c in causes],
+                   "verdict": verdict(cause, function, fake_name),
                    "accusations": sorted({a["name"] for a in found.get("state_or_float32") or ()}),
                    "wall": round(wall, 2), "fixed_wall": round(fixed_wall, 2), "cpu": round(cpu, 2),
                    "fixed_cpu": round(fixed_cpu, 2),
                    "runner_cpu": round(cost.runner_cpu, 2) if cost else None,
                    "fixed_runner_cpu": round(fixed_cost.runner_cpu, 2) if fixed_cost else None}
             if code == 0:
-                difference = equivalence(ident)
+                difference = equivalence(ident, fake_name=fake_name)
                 row["equivalent"] = difference is None
                 row["difference"] = difference
             out.open("a", encoding="utf-8").write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -349,11 +386,11 @@ def outcome(row: dict) -> str:
     return "caught" if row["code"] == 1 else f"exit {row['code']}"
 
 
-def table(rows: list[dict], key: str, post_hoc: bool = False) -> str:
+def table(rows: list[dict], key: str, post_hoc: bool = False, fake: str = "stagedbleu") -> str:
     """A Markdown table of the caught mutants' verdicts by `key` (stage or operator), and the uncaught ones'
     outcome; with `post_hoc`, the verdicts of `post_hoc_verdict` instead of the pre-registered ones."""
     if post_hoc:
-        rows = [{**row, "verdict": post_hoc_verdict(row["main_cause"], row["id"].split(":")[1])} for row in rows]
+        rows = [{**row, "verdict": post_hoc_verdict(row["main_cause"], row["id"].split(":")[1], fake)} for row in rows]
     header = f"| {key} | caught | " + " | ".join(VERDICTS) + " | equivalent | missed |"
     lines = [header, "|" + " --- |" * (len(VERDICTS) + 4)]
     groups: dict[str, list[dict]] = defaultdict(list)
@@ -370,15 +407,16 @@ def table(rows: list[dict], key: str, post_hoc: bool = False) -> str:
     return "\n".join(lines)
 
 
-def summary(out: Path) -> str:
+def summary(out: Path, fake_name: str = "stagedbleu") -> str:
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line.strip()]
-    fake = fake_module()
+    fake = fake_module(fake_name)
     outcomes = Counter(outcome(r) for r in rows)
     parts = [f"mutants existing {len(fake.mutants())}, selected {len(selected(fake.mutants()))}, run {len(rows)}: "
              + ", ".join(f"{name} {n}" for name, n in sorted(outcomes.items())),
              "", table(rows, "stage"), "", table(rows, "operator"), "",
              "Post hoc (not pre-registered): a bare outcome kind read as an error without its trigger:", "",
-             table(rows, "stage", post_hoc=True), "", table(rows, "operator", post_hoc=True), "",
+             table(rows, "stage", post_hoc=True, fake=fake_name), "",
+             table(rows, "operator", post_hoc=True, fake=fake_name), "",
              "Named by another stage (pre-registered verdict):", ""]
     parts += [f"- `{r['id']}` ({r['stage']}, {r['operator']}): `{r['main_cause']}`" for r in rows
               if outcome(r) == "caught" and r["verdict"] == "other-stage"] or ["- none"]
@@ -412,8 +450,10 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--equivalent", metavar="ID", nargs="+", help="compare mutants with the clean code")
     group.add_argument("--summary", metavar="OUT", type=Path, help="the counts and tables of a run")
     parser.add_argument("--only", nargs="+", metavar="ID", help="with --run: these mutants instead")
+    parser.add_argument("--fake", choices=FAKES, default="stagedbleu",
+                        help="whose mutants: stagedbleu (set A, the default) or stagedbleu2 (set B)")
     args = parser.parse_args(argv)
-    fake = fake_module()
+    fake = fake_module(args.fake)
     if args.list:
         chosen = {ident for ident, _, _ in selected(fake.mutants())}
         for ident, stage, operator in fake.mutants():
@@ -424,13 +464,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{ident}\t{stage}\t{operator}")
         return 0
     if args.run:
-        return run(args.run, args.only)
+        return run(args.run, args.only, args.fake)
     if args.equivalent:
         for ident in args.equivalent:
-            difference = equivalence(ident)
+            difference = equivalence(ident, fake_name=args.fake)
             print(f"{ident}\t" + ("equivalent" if difference is None else json.dumps(difference)))
         return 0
-    print(summary(args.summary))
+    print(summary(args.summary, args.fake))
     return 0
 
 
