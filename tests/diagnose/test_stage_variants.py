@@ -592,3 +592,17 @@ def test_the_first_term_with_its_weight_dropped_stays_unigram_precision_only():
     found = classify(UNEVEN3, ScoreAnswer(SHORT_BP * 4 / 5, SHORT3_STATISTICS), "papineni")
     assert found.name == "unigram-precision-only"
     assert ("first-weighted-term-only",) not in found.fitting
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mutant", "name"), [("average:stage_mean:193:20", "weighted-log-terms-averaged"),
+                                              ("first:stage_mean:193:24", "first-weighted-term-only"),
+                                              ("last:stage_mean:193:24", "last-weighted-term-only")])
+def test_a_mean_mutant_of_the_staged_bleu_is_named_by_its_term_variant(tmp_path, mutant, name):
+    """tests/fakes/stagedbleu.py's stage_mean mutated (`sum(logs)` -> their mean, `logs[0]`, `logs[-1]`: the fakes
+    with the bug), which stage-mutants' run named by partial names only: the run's only cause is the variant."""
+    report = tmp_path / "report"
+    assert check(report, fake("stagedbleu", "--mutant", mutant), examples=40) == 1
+    line = next(text for text in (report / "summary.md").read_text().splitlines()
+                if text.startswith("By root cause: "))
+    assert line.startswith(f"By root cause: {name} x") and "," not in line, line
