@@ -29,8 +29,8 @@ from oracle.diagnose.combination import (
     exp_left_out,
     exp_left_out_penalty,
     exponent_negated_penalty,
-    first_weighted_term_only,
     first_segment_score_reported,
+    first_weighted_term_only,
     floored_ratio_penalty,
     geometric_mean_root_fixed_at_4,
     highest_order_left_out,
@@ -58,9 +58,9 @@ from oracle.diagnose.combination import (
     unigram_precision_left_out,
     unigram_precision_only,
     weight_and_precision_swapped,
+    weighted_log_terms_averaged,
     weighted_sum_of_precisions,
     weights_not_passed_on,
-    weighted_log_terms_averaged,
     weights_shifted,
 )
 
