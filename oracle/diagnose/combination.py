@@ -655,6 +655,55 @@ def brevity_penalty_alone(ctx, result):
     return _bp(result)
 
 
+# -- the mean's terms, each w_n log p_n, combined otherwise (combination-kinds: stage 10 by operator) ----------------
+
+
+def _weighted_terms(result):
+    """The mean's terms w_n log p_n over the orders in force, in order; None where fewer than two orders are in force
+    (one term: its average, its first and its last are the sum) or a precision in force is 0 (the score is the
+    formulas' 0 before any term is taken: no log of 0 is summed)."""
+    pairs = _in_force(result)
+    if len(pairs) < 2 or any(p <= 0 for p, _ in pairs):
+        return None
+    return [w * math.log(p) for p, w in pairs]
+
+
+@score_variant
+def weighted_log_terms_averaged(ctx, result):
+    """The weighted logarithms averaged where they are summed: BP x exp((w_1 log p_1 + ... + w_K log p_K) / K) over
+    the K orders in force, the weighted geometric mean's K-th root (mutation operator "an average for a sum" on the
+    mean's sum, stage 10: `mean(w * log(p))` for `sum(w * log(p))`, the weights applied and then divided again by
+    their number). Under uniform weights 1/N this is G^(1/N), the mean of the log p_n divided by N twice. Where two
+    orders are sent and both are in force it is `geometric-mean-root-fixed-at-4`'s G^(2/4) as well, whatever the
+    weights: the two are indistinguishable on every such input, and the earlier name keeps the record, this one
+    among its fits; three orders or more, or an order of weight 0, tell them apart. No public
+    instance found by the `search` tool (code and issues, 2026-11-30); the class is stage-mutants'
+    (`average:stage_mean:193:20`)."""
+    terms = _weighted_terms(result)
+    return None if terms is None else _bp(result) * math.exp(math.fsum(terms) / len(terms))
+
+
+@score_variant
+def first_weighted_term_only(ctx, result):
+    """The mean's first term alone: BP x p_f^(w_f), f the first order in force, its weight kept (mutation operator
+    "the first element for all" on the mean's sum: `exp(terms[0])` for `exp(sum(terms))`, stage 10). Not
+    `unigram-precision-only` (BP x p_1, the weight dropped as well): the two agree only where w_f is 1 or p_f is 1.
+    No public instance found by the `search` tool (code and issues, 2026-11-30); the class is stage-mutants'
+    (`first:stage_mean:193:24`)."""
+    terms = _weighted_terms(result)
+    return None if terms is None else _bp(result) * math.exp(terms[0])
+
+
+@score_variant
+def last_weighted_term_only(ctx, result):
+    """The mean's last term alone: BP x p_l^(w_l), l the highest order in force, its weight kept (mutation operator
+    "the last element for all" on the mean's sum: the loop's last term assigned where it is accumulated, stage 10).
+    Not `highest-order-precision-only` (BP x p_N, the weight dropped as well). No public instance found by the
+    `search` tool (code and issues, 2026-11-30); the class is stage-mutants' (`last:stage_mean:193:24`)."""
+    terms = _weighted_terms(result)
+    return None if terms is None else _bp(result) * math.exp(terms[-1])
+
+
 @score_variant
 def brevity_penalty_at_least_one(ctx, result):
     """BP = max(1, e^(1 - r/c)): the penalty's clamp at 1 taken the wrong way (a max where a min, or the branch's

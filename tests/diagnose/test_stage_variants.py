@@ -138,6 +138,11 @@ SHORT_FULL_STATISTICS = {"hyp_len": 3, "ref_len": 4, "matches": [3, 2], "totals"
 # 2/2, 1/1). Summed: c = 7, r = 8, matches 6 and 4 of 7 and 5; BP = e^(1 - 8/7) = e^(-1/7).
 TWO = _corpus([("a b c d e", ["a b c d f g"]), ("a b", ["a b"])], (0.5, 0.5))
 TWO_STATISTICS = {"hyp_len": 7, "ref_len": 8, "matches": [6, 4], "totals": [7, 5]}
+# 'a b c d e' against 'a b c d f g' (SHORT3's counts: 4/5, 3/4, 2/3; BP e^(-1/5)) under weights (3/10, 1/2, 1/5), none
+# equal, the first and last not the largest (so that no cut of small weights leaves one of them alone, and no shift
+# of the weights gives the same number): the mean's terms are (3/10) ln(4/5), (1/2) ln(3/4), (1/5) ln(2/3)
+# (combination-kinds)
+UNEVEN3 = _request("a b c d e", ["a b c d f g"], (0.3, 0.5, 0.2))
 
 MATRIX_EXAMPLES = [
     # (variant, request, its statistics, the answer derived by hand)
@@ -160,6 +165,14 @@ MATRIX_EXAMPLES = [
     ("precisions-averaged-over-segments", TWO, TWO_STATISTICS, math.exp(-1 / 7) * math.sqrt(63 / 80)),
     # the segments' own penalties e^(-1/5) and 1 (c = r) averaged, times the corpus's sqrt(6/7 x 4/5) = sqrt(24/35)
     ("brevity-penalty-averaged-over-segments", TWO, TWO_STATISTICS, (SHORT_BP + 1) / 2 * math.sqrt(24 / 35)),
+    # the three terms averaged, not summed: exp(((3/10) ln(4/5) + (1/2) ln(3/4) + (1/5) ln(2/3)) / 3) =
+    # (4/5)^(1/10) x (3/4)^(1/6) x (2/3)^(1/15), times e^(-1/5)
+    ("weighted-log-terms-averaged", UNEVEN3, SHORT3_STATISTICS,
+     SHORT_BP * (4 / 5) ** (1 / 10) * (3 / 4) ** (1 / 6) * (2 / 3) ** (1 / 15)),
+    # the first term alone: exp((3/10) ln(4/5)) = (4/5)^(3/10), times e^(-1/5) (unigram-precision-only: e^(-1/5) x 4/5)
+    ("first-weighted-term-only", UNEVEN3, SHORT3_STATISTICS, SHORT_BP * (4 / 5) ** (3 / 10)),
+    # the last term alone: exp((1/5) ln(2/3)) = (2/3)^(1/5), times e^(-1/5) (highest-order-precision-only: x 2/3)
+    ("last-weighted-term-only", UNEVEN3, SHORT3_STATISTICS, SHORT_BP * (2 / 3) ** (1 / 5)),
 ]
 
 
@@ -552,3 +565,44 @@ def test_a_run_answering_bp_on_one_and_two_weights_is_named_by_the_brevity_penal
     two = classify(BP_ONLY_TWO, ScoreAnswer(BP_ONLY_BP, BP_ONLY_TWO_STATISTICS), "papineni")
     causes = minimal_cover({(one.parts, *one.fitting): 3, (two.parts, *two.fitting): 5})
     assert [(c.name, c.records) for c in causes] == [("brevity-penalty-alone", 8)]
+
+
+# -- stage 10's terms by kind (combination-kinds): where the new variants must not name ------------------------------
+
+
+def test_one_order_in_force_has_no_term_to_average_or_pick():
+    # BLEU-1: the mean is the one term w_1 log p_1, so its average, first and last are the formulas' own: no-ops
+    request_ = _request("a b c d e", ["a b c d f g"], (1.0,))
+    ctx = context_for(request_, "papineni", None)
+    for name in ("weighted-log-terms-averaged", "first-weighted-term-only", "last-weighted-term-only"):
+        assert dict(MATRIX_VARIANTS)[name](ctx, result_under(ctx)) is None, name
+
+
+def test_two_orders_averaged_are_the_root_fixed_at_4_and_keep_its_name():
+    # two orders in force, any weights: exp((w_1 ln p_1 + w_2 ln p_2) / 2) = G^(1/2) = G^(2/4), the earlier name's
+    # number; under (1/2, 1/2): e^(-1/5) x (4/5 x 3/4)^(1/4) = e^(-1/5) x (3/5)^(1/4). The earlier name keeps the
+    # record; the new one is among its fits (a run of three orders tells them apart)
+    found = classify(SHORT2, ScoreAnswer(SHORT_BP * (3 / 5) ** (1 / 4), SHORT2_STATISTICS), "papineni")
+    assert found.name == "geometric-mean-root-fixed-at-4"
+    assert ("weighted-log-terms-averaged",) in found.fitting
+
+
+def test_the_first_term_with_its_weight_dropped_stays_unigram_precision_only():
+    # e^(-1/5) x 4/5 under UNEVEN3: the first precision without its weight, the earlier name; (4/5)^(3/10) is not 4/5
+    found = classify(UNEVEN3, ScoreAnswer(SHORT_BP * 4 / 5, SHORT3_STATISTICS), "papineni")
+    assert found.name == "unigram-precision-only"
+    assert ("first-weighted-term-only",) not in found.fitting
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mutant", "name"), [("average:stage_mean:193:20", "weighted-log-terms-averaged"),
+                                              ("first:stage_mean:193:24", "first-weighted-term-only"),
+                                              ("last:stage_mean:193:24", "last-weighted-term-only")])
+def test_a_mean_mutant_of_the_staged_bleu_is_named_by_its_term_variant(tmp_path, mutant, name):
+    """tests/fakes/stagedbleu.py's stage_mean mutated (`sum(logs)` -> their mean, `logs[0]`, `logs[-1]`: the fakes
+    with the bug), which stage-mutants' run named by partial names only: the run's only cause is the variant."""
+    report = tmp_path / "report"
+    assert check(report, fake("stagedbleu", "--mutant", mutant), examples=40) == 1
+    line = next(text for text in (report / "summary.md").read_text().splitlines()
+                if text.startswith("By root cause: "))
+    assert line.startswith(f"By root cause: {name} x") and "," not in line, line

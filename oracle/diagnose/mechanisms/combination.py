@@ -30,12 +30,14 @@ from oracle.diagnose.combination import (
     exp_left_out_penalty,
     exponent_negated_penalty,
     first_segment_score_reported,
+    first_weighted_term_only,
     floored_ratio_penalty,
     geometric_mean_root_fixed_at_4,
     highest_order_left_out,
     highest_order_precision_only,
     individual_bleu_scores_averaged_over_four,
     last_segment_score_reported,
+    last_weighted_term_only,
     length_ratio_as_brevity_penalty,
     length_ratio_floored,
     length_ratio_penalty,
@@ -56,6 +58,7 @@ from oracle.diagnose.combination import (
     unigram_precision_left_out,
     unigram_precision_only,
     weight_and_precision_swapped,
+    weighted_log_terms_averaged,
     weighted_sum_of_precisions,
     weights_not_passed_on,
     weights_shifted,
@@ -126,6 +129,12 @@ MATRIX_VARIANTS: tuple[tuple[str, Callable], ...] = (
     # coincidences16 (issue 36): the score the brevity penalty alone, the mean's term left out; last, so that no
     # record an earlier name had moves
     ("brevity-penalty-alone", brevity_penalty_alone),
+    # combination-kinds (issue 36): stage 10's sum of w_n log p_n under the operators "an average for a sum", "the
+    # first / last element for all" (docs/stages.md, "Stages 6-12 by kind"); last, so that no record an earlier
+    # name had moves
+    ("weighted-log-terms-averaged", weighted_log_terms_averaged),
+    ("first-weighted-term-only", first_weighted_term_only),
+    ("last-weighted-term-only", last_weighted_term_only),
 )
 #: Matrix variants whose answer is a simple number (a multiple of 1/100, an integer): one record can fit them by
 #: chance, so they name a run's records only with a second record (`Mechanism.needs_evidence`).
