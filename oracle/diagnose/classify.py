@@ -98,6 +98,7 @@ from .mechanisms.counting import (
     matching_identity_ignored,
     matching_length_readings,
     matching_pairs,
+    matching_stage_kinds,
     other_counting_words,
     pairs_with_conventions,
     parse_capped,
@@ -1093,7 +1094,8 @@ def _from_returned_counts(search, conventions):
         # single explanation gives the counts, a convention with a counting, and a length reading with a clipping
         found += _length_readings(search, value)
         found = found or _counting_under_conventions(search, strong, value) + _length_and_clipping(search, value)
-        found = found or _identity_ignored(search, value)  # (last: `mechanisms.counting.IDENTITY_IGNORED`)
+        found = found or _identity_ignored(search, value)  # (then: `mechanisms.counting.IDENTITY_IGNORED`)
+        found = found or _stage_kinds(search, value)  # (then the counting stages by kind: `STAGE_KINDS`)
         found = found or _by_side_pairs(search)  # (each side its own operator, after every single explanation)
     except _BudgetSpent:
         if not found:
@@ -1147,6 +1149,13 @@ def _identity_ignored(search, value):
     """The n-gram comparison's variants whose counts are exactly the returned ones (`mechanisms.counting
     .IDENTITY_IGNORED`: an equality test that always holds at an order), where nothing else gave them."""
     return _exact_counting_variants(search, value, matching_identity_ignored)
+
+
+def _stage_kinds(search, value):
+    """The counting stages' variants by kind whose counts are exactly the returned ones (`mechanisms.counting
+    .STAGE_KINDS`: an extractor's window moved, min and max exchanged in the clip, one segment's counts, a field read
+    for another), where nothing else gave them."""
+    return _exact_counting_variants(search, value, matching_stage_kinds)
 
 
 def _exact_counting_variants(search, value, matching):

@@ -942,6 +942,108 @@ def empty_reference_totals(segments: Sequence[Any], n: int, options: Any) -> tup
 
 
 
+# -- the counting stages by kind (issue 36, counting-kinds): what an n-gram extractor's window, the clip, one segment's
+#    counts or a statistics field read for another give; `mechanisms.counting.STAGE_KINDS` declares them ---------------
+
+#: A window of an n-gram extractor, as a function of the order n: (start, end, stop) for `for i in range(len(tokens) -
+#: n + 1 + stop): key = tuple(tokens[i + start:i + n + end])` (Python's slices, so a window past the end is short).
+Window = Callable[[int], tuple[int, int, int]]
+
+
+def window_grams(tokens: tuple[str, ...], n: int, window: Window) -> Counter:
+    """The keys an extractor with `window` yields at order `n` and their counts (no window where the loop's bound is
+    0 or less)."""
+    start, end, stop = window(n)
+    return Counter(tokens[i + start:i + n + end] for i in range(len(tokens) - n + 1 + stop))
+
+
+def window_counts(window: Window) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """Per order, matches and totals from an n-gram extractor whose window is `window` (`window_grams`), used for the
+    hypothesis and the references alike and clipped as section 2.1 clips (each key's count against its largest count
+    in any one reference); c and r are the lengths, unchanged. Its totals follow from the lengths alone, so it is
+    bounded before anything is counted (`possible`)."""
+
+    def totals_of(segments: Sequence[Any], n: int) -> tuple[int, ...]:
+        return tuple(sum(max(len(s.hypothesis) - order + 1 + window(order)[2], 0) for s in segments)
+                     for order in range(1, n + 1))
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        fold = fold_of(options)
+        matches, totals = [0] * n, [0] * n
+        for segment in segments:
+            hypothesis = _folded(segment.hypothesis, fold)
+            references = [_folded(reference, fold) for reference in segment.references]
+            for order in range(1, n + 1):
+                limit = _reference_maxima(references, functools.partial(window_grams, n=order, window=window))
+                counted_grams = window_grams(hypothesis, order, window)
+                matches[order - 1] += sum(min(k, limit[gram]) for gram, k in counted_grams.items())
+                totals[order - 1] += sum(counted_grams.values())
+        return {"matches": tuple(matches), "totals": tuple(totals)}
+
+    def possible(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+        return wanted["totals"] == totals_of(segments, len(oracle["totals"]))
+
+    counted.possible = possible  # type: ignore[attr-defined]
+    return counted
+
+
+def max_clip_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...]:
+    """Per order, each hypothesis n-gram's count clipped with max where min is meant: max(h, the reference limit),
+    so every n-gram counts at least its own count and matches are never below the totals."""
+    matches = [0] * n
+    for segment in segments:
+        limit = _reference_maxima(segment.references, lambda reference: _count(_folded(reference, fold), n))
+        for gram, k in _count(_folded(segment.hypothesis, fold), n).items():
+            matches[len(gram) - 1] += max(k, limit[gram])
+    return tuple(matches)
+
+
+def _max_clip_possible(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+    return all(m >= t for m, t in zip(wanted["matches"], wanted["totals"], strict=True))
+
+
+max_clip_matches.possible = _max_clip_possible  # type: ignore[attr-defined]
+
+
+def no_matches(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+    """No n-gram ever matches: every order's matches 0, the totals and lengths the formulas'."""
+    return {"matches": (0,) * n}
+
+
+no_matches.possible = lambda segments, wanted, oracle: not any(wanted["matches"])  # type: ignore[attr-defined]
+
+
+def counts_of_one_segment(layer: str, position: int) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """The corpus's per-order `layer` ("matches" or "totals") as one segment's own (`position` 0: the first, -1: the
+    last), every other count summed (None for a corpus of one segment): `length_of_one_segment`'s kind at the n-gram
+    counts, a sum assigned in the loop where it was to be added, or read from one segment."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        if len(segments) < 2:
+            return None
+        one = segments[position]
+        statistics = bleu.sum_statistics([(one.hypothesis, one.references)], max_order=n, options=options)
+        return {layer: tuple(map(_whole, getattr(statistics, layer)[:n]))}
+
+    return counted
+
+
+def field_read_for(layer: str, source: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """The corpus's `layer` holding the formulas' `source` (c for r, matches for totals, ...): a statistics record's
+    field read at the neighbouring index where its own was meant. Bounded (`possible`): the wanted layer must be the
+    oracle's `source`."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        pairs = [(s.hypothesis, s.references) for s in segments]
+        return {layer: _counts_of(bleu.sum_statistics(pairs, max_order=n, options=options), n)[source]}
+
+    def possible(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+        return wanted[layer] == oracle[source]
+
+    counted.possible = possible  # type: ignore[attr-defined]
+    return counted
+
+
 def _whole(x: Any) -> int:
     if int(x) != x:
         raise ValueError(f"not a count: {x!r}")

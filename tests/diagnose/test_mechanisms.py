@@ -33,7 +33,13 @@ from oracle.diagnose.mechanisms.computations import (
     COMPUTATION_DOCS,
     COMPUTATIONS,
 )
-from oracle.diagnose.mechanisms.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES, IDENTITY_IGNORED, LENGTH_READINGS
+from oracle.diagnose.mechanisms.counting import (
+    CAPPED_SIDES,
+    COUNTING_ALTERNATIVES,
+    IDENTITY_IGNORED,
+    LENGTH_READINGS,
+    STAGE_KINDS,
+)
 from oracle.diagnose.mechanisms.errors import FEATURES, LAST_RESORT, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
@@ -85,7 +91,7 @@ def _error_names() -> set[str]:
 
 def every_registry_name() -> set[str]:
     return {
-        *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *LENGTH_READINGS, *IDENTITY_IGNORED,
+        *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *LENGTH_READINGS, *IDENTITY_IGNORED, *STAGE_KINDS,
         *(d.name for d in DEPARTURES),
         *LENGTH_DEPARTURES, *ONE_SIDE_FOLDS, *BREVITY_PENALTY_ALTERNATIVES, *classify.STATE_STATISTICS,
         classify.FLOAT32, classify.SMOOTHED_COUNTS, classify.SMALL_WEIGHTS, EARLIER_ANSWER, EXP_CARRIED,
@@ -150,9 +156,12 @@ def test_names_needing_evidence_are_the_catalogues():
     # counted nothing): test_level_operators.py writes each one's reshaping out by hand; the matrix's score variants
     # whose answer is a simple number (a multiple of 1/100, an integer: test_stage_variants.py)
     simple_numbers = {"score-truncated-to-whole-percent", "percent-scale-truncated-to-an-integer"}
+    # the counting stages by kind (counting-kinds): one segment's n-gram counts, and no match at all (many bugs give it)
+    one_segment_counts = {f"{layer}-of-{which}-segment-only" for layer in ("matches", "totals")
+                          for which in ("first", "last")}
     expected = {"float32", "earlier-answer-returned", "exp-halvings-carried-over",
                 "references-kept-from-first-request", "statistics-accumulated-across-requests", *batch_means,
-                *one_segment, *LEVEL_OPERATORS, *simple_numbers}
+                *one_segment, *LEVEL_OPERATORS, *simple_numbers, *one_segment_counts, "no-ngram-ever-matches"}
     assert {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and not m.family} == expected
     assert all(needs_evidence((name,)) for name in expected)
     # a part of a combined cause needs it as the whole does; a name the catalogue does not flag, or does not hold, not
@@ -170,7 +179,7 @@ def test_known_names_are_the_replayable_computations():
     # explained_value replays ("computation", name) for each registered computation, the counting alternatives and
     # float32, smoothed counts and small weights (classify's docstring); conventions are option changes instead
     expected = {name for name, _ in COMPUTATIONS} | set(COUNTING_ALTERNATIVES) | set(LENGTH_READINGS) | set(
-        IDENTITY_IGNORED) | {
+        IDENTITY_IGNORED) | set(STAGE_KINDS) | {
         classify.FLOAT32, classify.SMOOTHED_COUNTS, classify.SMALL_WEIGHTS}
     assert set(classify.known_names()) == expected
     assert len(classify.known_names()) == len(expected)  # each once

@@ -488,9 +488,133 @@ LENGTH_READINGS: dict[
     ),
 }
 
+#: The counting stages' variants by kind (issue 36's list of operators applied to stages 2, 3 and 5's own expressions,
+#: docs/stages.md, "The counting stages by kind"): the same shape as `COUNTING_ALTERNATIVES`' entries. Tried only where
+#: no other explanation gives the returned counts (`classify._from_returned_counts`, after `IDENTITY_IGNORED`), so that
+#: no record an earlier reading names changes; each is bounded by what the returned counts can be before it counts
+#: anything (`possible`). Written after the machine-made mutants of tests/fakes/stagedbleu.py had been named
+#: `other-counting-of-<layer>` (benchmarks/README.md): post hoc, the kinds from the formula, the mutants guiding them.
+STAGE_KINDS: dict[
+    str, tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]
+] = {
+    # stage 2, the extractor's window `tokens[i:i + n] for i in range(len - n + 1)` with a bound or index moved
+    # (Python's slices never raise: a window past the end is short); no public instance found (docs/stages.md)
+    "ngram-windows-at-every-position": (
+        "the n-gram loop runs over every token position (range(len) where range(len - n + 1) is meant) and slices "
+        "tokens[i:i + n]: at order n the last n - 1 windows are short (n - 1, ..., 1 tokens), so each total is len and "
+        "the short windows match the references' short ones",
+        frozenset({"matches", "totals"}),
+        counting.window_counts(lambda n: (0, 0, n - 1)),
+    ),
+    "ngram-loop-one-long": (
+        "the n-gram loop runs one step too far (range(len - n + 2)) and slices tokens[i:i + n]: every sequence gains "
+        "one short window of its last n - 1 tokens (the empty one at order 1), on the hypothesis and the references "
+        "alike",
+        frozenset({"matches", "totals"}),
+        counting.window_counts(lambda n: (0, 0, 1)),
+    ),
+    "ngram-width-one-more": (
+        "the slice's end is off by one long (tokens[i:i + n + 1]): at order n the windows are n + 1 tokens wide (the "
+        "last one n), as many as the order's n-grams, so the totals are right and the matches are those of the wider "
+        "windows",
+        MATCHES,
+        counting.window_counts(lambda n: (0, 1, 0)),
+    ),
+    "ngram-width-one-less": (
+        "the slice's end is off by one short (tokens[i:i + n - 1]): at order n the windows are n - 1 tokens wide (the "
+        "empty one at order 1), as many as the order's n-grams, so the totals are right and the matches are those of "
+        "the narrower windows",
+        MATCHES,
+        counting.window_counts(lambda n: (0, -1, 0)),
+    ),
+    "ngram-window-starts-one-late": (
+        "the slice's start is off by one (tokens[i + 1:i + n]): at order n the windows are the n - 1 tokens after "
+        "each n-gram's first (the empty one at order 1), as many as the order's n-grams",
+        MATCHES,
+        counting.window_counts(lambda n: (1, 0, 0)),
+    ),
+    "orders-counted-from-zero": (
+        "the orders' loop starts at 0 (range(N) where range(1, N + 1) is meant) with an extractor of range(len - n + "
+        "1) windows tokens[i:i + n]: the statistics of order k are the formulas' of order k - 1, order 1's being len "
+        "+ 1 empty windows (matches min(c + 1, the longest reference's length + 1))",
+        frozenset({"matches", "totals"}),
+        counting.window_counts(lambda n: (0, -1, 1)),
+    ),
+    "unigrams-counted-at-every-order": (
+        "the slice's width is a constant 1 (tokens[i:i + 1] where tokens[i:i + n] is meant): at order n the windows "
+        "are the unigrams of the first len - n + 1 positions",
+        MATCHES,
+        counting.window_counts(lambda n: (0, 1 - n, 0)),
+    ),
+    "ngrams-always-match": (
+        "every n-gram key is the same (an empty slice tokens[i:i], or an equality test that always holds at every "
+        "order): each order's matches are min(the hypothesis's total, the reference's largest total) per segment",
+        MATCHES,
+        counting.window_counts(lambda n: (0, -n, 0)),
+    ),
+    # stage 3: min and max exchanged in the clip; or in the limit, whose running max starts at 0 (a Counter's
+    # default), so that min keeps it 0 and no n-gram ever matches (also keys of two types, ids against strings)
+    "clipped-with-max-for-min": (
+        "each hypothesis n-gram's count is clipped with max where min is meant: max(its count, its largest count in "
+        "any one reference), so matches are never below the totals",
+        MATCHES,
+        one_layer("matches", folding(counting.max_clip_matches)),
+    ),
+    "no-ngram-ever-matches": (
+        "no n-gram ever matches: every order's matches are 0, the totals and lengths right (the clipping limit built "
+        "with min where max is meant from a default of 0, never raised; or hypothesis and reference keys of types "
+        "that never compare equal)",
+        MATCHES,
+        counting.no_matches,
+    ),
+    # stage 5: one segment's n-gram counts for the corpus's (assigned in the loop where += was meant, or read from one
+    # segment): `length_of_one_segment`'s kind at the matches and totals
+    **{
+        f"{layer}-of-{which}-segment-only": (
+            f"the corpus's {layer} of every order are the {which} segment's alone, not summed over the segments; the "
+            f"{other} and the lengths summed",
+            frozenset({layer}),
+            counting.counts_of_one_segment(layer, position),
+        )
+        for layer, other in (("matches", "totals"), ("totals", "matches"))
+        for which, position in (("first", 0), ("last", -1))
+    },
+    # stage 5: a segment's statistics record (c, r, matches, totals) read at the neighbouring field
+    "hypothesis-length-read-from-reference-length": (
+        "the corpus's hypothesis length c is the sum of the segments' reference lengths r (a statistics record's "
+        "field read at the neighbouring index): c = r",
+        frozenset({"hyp_len"}),
+        counting.field_read_for("hyp_len", "ref_len"),
+    ),
+    "reference-length-read-from-hypothesis-length": (
+        "the corpus's reference length r is the sum of the segments' hypothesis lengths c (a statistics record's "
+        "field read at the neighbouring index): r = c, so the brevity penalty is 1",
+        frozenset({"ref_len"}),
+        counting.field_read_for("ref_len", "hyp_len"),
+    ),
+    "matches-read-from-totals": (
+        "each order's matches are the totals (a statistics record's field read at the neighbouring index): every "
+        "precision 1",
+        MATCHES,
+        counting.field_read_for("matches", "totals"),
+    ),
+    "totals-read-from-matches": (
+        "each order's totals are the matches (a statistics record's field read at the neighbouring index): every "
+        "precision with a match 1, an order without one empty",
+        frozenset({"totals"}),
+        counting.field_read_for("totals", "matches"),
+    ),
+}
+#: `STAGE_KINDS` names one record's numbers can fit by chance (`Mechanism.needs_evidence`): one segment's counts; no
+#: match at all, which many bugs give.
+STAGE_KINDS_NEEDING_EVIDENCE = frozenset({"matches-of-first-segment-only", "matches-of-last-segment-only",
+                                          "totals-of-first-segment-only", "totals-of-last-segment-only",
+                                          "no-ngram-ever-matches"})
+
 #: Counting alternatives whose matches may exceed their totals: their counts are scored as an implementation's
 #: returned ones are (`oracle.diagnose.combination.ReturnedStatistics`), each precision m/t as it comes.
-OVER_TOTALS = frozenset({"matches-credited-with-reference-counts"})
+OVER_TOTALS = frozenset({"matches-credited-with-reference-counts", "clipped-with-max-for-min",
+                         "totals-of-first-segment-only", "totals-of-last-segment-only"})
 
 #: The clipping stage's alternatives a length reading is paired with (`matching_pairs`): stage 3's variants, each
 #: changing the matches alone.
@@ -521,6 +645,15 @@ def matching_identity_ignored(segments: Sequence[Any], n: int, options: Any, rep
     return counting.matching_alternatives(
         segments, n, options, reported, oracle_counts,
         [(name, layers, count) for name, (_, layers, count) in IDENTITY_IGNORED.items()], [], **search)
+
+
+def matching_stage_kinds(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any,
+                         **search: Any) -> list[str]:
+    """The counting stages' variants by kind whose counts are exactly the reported ones
+    (`counting.matching_alternatives` over `STAGE_KINDS`, no capped family)."""
+    return counting.matching_alternatives(
+        segments, n, options, reported, oracle_counts,
+        [(name, layers, count) for name, (_, layers, count) in STAGE_KINDS.items()], [], **search)
 
 
 def matching_pairs(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any,
@@ -595,6 +728,8 @@ def counting_of(name: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any]
         return LENGTH_READINGS[name][2]
     if name in IDENTITY_IGNORED:
         return IDENTITY_IGNORED[name][2]
+    if name in STAGE_KINDS:
+        return STAGE_KINDS[name][2]
     capped = parse_capped(name)
     return None if capped is None else capped_counts(CAPPED_SIDES[capped[0]][0], capped[1])
 
@@ -653,6 +788,9 @@ MECHANISMS = [
       for name, (description, layers, count) in LENGTH_READINGS.items()),
     *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),))
       for name, (description, layers, count) in IDENTITY_IGNORED.items()),
+    *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),),
+                needs_evidence=name in STAGE_KINDS_NEEDING_EVIDENCE)
+      for name, (description, layers, count) in STAGE_KINDS.items()),
     # a cap found from the returned counts: one record can fit one cap by the choice of cap (`needs_evidence`)
     *(Mechanism(stem, COUNTING, words.format(cap="<N>"), COUNT_LAYERS | SCORE, RECOMPUTE,
                 (Route("counting", None, words.format(cap="<N>")),), family=True, needs_evidence=True,
@@ -665,8 +803,9 @@ MECHANISMS = [
 ]
 
 __all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "IDENTITY_IGNORED", "LENGTH_READINGS", "LINE_CHOPS", "MECHANISMS",
-           "ONE_SEGMENT_LENGTHS", "OTHER_COUNTING", "OVER_TOTALS", "PAIRED_CLIPPINGS", "UNPAIRED",
+           "ONE_SEGMENT_LENGTHS", "OTHER_COUNTING", "OVER_TOTALS", "PAIRED_CLIPPINGS", "STAGE_KINDS",
+           "STAGE_KINDS_NEEDING_EVIDENCE", "UNPAIRED",
            "capped_words", "counting_of", "covers_its_parts", "leaves_no_segment", "matching_alternatives",
-           "matching_identity_ignored", "matching_length_readings",
+           "matching_identity_ignored", "matching_length_readings", "matching_stage_kinds",
            "matching_pairs", "other_counting_known_words", "other_counting_words",
            "pairs_with_conventions", "parse_capped"]
