@@ -1151,6 +1151,23 @@ def references_made_hypotheses(request: ScoreRequest) -> Iterator[ScoreRequest]:
             yield lowered
 
 
+def without_exemptions(request: ScoreRequest) -> ScoreRequest | None:
+    """The request's segments made ones on which no exemption holds, its order, weights, smoothing, case and level
+    kept: each hypothesis padded with FILLER to one token more than the order, its one reference the hypothesis with
+    its last token made one found nowhere: every order has n-grams and matches (no zero precision) and one of them
+    unmatched (no precision of 1). What an answer that came with a zero precision is asked again on; None for a text
+    request or where no letter is free."""
+    token = _unmatched_token(request)
+    if request.is_text or token is None or not request.segments:
+        return None
+    length = len(request.weights) + 1
+
+    def unexempt(segment: Segment) -> Segment:
+        tokens = tuple(segment.hypothesis) + (FILLER,) * max(0, length - length_of(segment.hypothesis))
+        return Segment(hypothesis=tokens, references=((*tokens[:-1], token),))
+    return _with_segments(request, map(unexempt, request.segments))
+
+
 @dataclass(frozen=True)
 class Exemption:
     """A feature of what an input's tokens give, in whose presence an implementation erring on nearly every input may
@@ -1482,18 +1499,21 @@ def _smoothing_cause(probing: _Probing, methods: Sequence[str]) -> str | None:
 
 
 def _order_cause(probing: _Probing) -> str | None:
-    """`order-below-<k>` for the first order above the failing one that is answered (the orders between err; not
-    where that order's answer came with a zero precision the failing input lacks, `_Probing.gains`: a guard's answer,
-    not the order's), `order-above-<k>` for the first order below it that is answered, lowered one at a time (at most
-    ORDER_STEPS) while each order between errs (near-every-errors: an error above order 1 met at order 4 is named by
-    its threshold, not left `error` because order 3 errs too)."""
+    """`order-below-<k>` for the first order above the failing one that is answered (the orders between err; where
+    that order's answer came with a zero precision the failing input lacks, `_Probing.gains`, a guard's answer or the
+    order's, only where that order is answered on an input holding no exemption too, `without_exemptions`);
+    `order-above-<k>` for the first order below it that is answered, lowered one at a time (at most ORDER_STEPS)
+    while each order between errs (near-every-errors: an error above order 1 met at order 4 is named by its
+    threshold, not left `error` because order 3 errs too)."""
     n = len(probing.failing.weights)
     for k in range(n + 1, n + 1 + ORDER_STEPS):
         raised = with_order(probing.failing, k)
         if raised is None or not probing.keeps_the_others(raised, None):
             break
         answer = probing.errs(raised)
-        if answer is None or (answer is False and probing.gains(raised)):
+        if answer is False and probing.gains(raised):  # (the guard's answer, or the order's: asked without either)
+            answer = probing.errs(unexempt) if (unexempt := without_exemptions(raised)) is not None else None
+        if answer is None:
             break
         if answer is False:
             return f"{_ORDER_BELOW}{k}"
@@ -1792,10 +1812,12 @@ def _exemption_probes(probing: _Probing) -> None:
 def _unless(probing: _Probing, every: Sequence[ScoreRequest]) -> tuple[Exemption, ...] | None:
     """The exemptions (one, else two, in the catalogue's order) that separate every input asked: each answered one
     holds one of them, no erring one (the failing inputs among them) holds any, and each is held by an answered
-    input. Asked only where no feature is confirmed (nor every input asked erred, `_every_input`); first each
+    input. Asked only where no feature is confirmed (nor every input asked erred, `_every_input`) and every input
+    asked was answered or erred (none that could not be asked: a protocol error or a capability leaves a side of the
+    boundary unseen, and asking on costs a restart a probe); first each
     exemption is given to the failing input and the floors are asked (`_exemption_probes`), so that each side of the
     boundary holds inputs the search did not choose for it. None where no such exemption is found."""
-    if not probing.features.exemptions:
+    if not probing.features.exemptions or None in probing.asked.values():
         return None
     _exemption_probes(probing)
     answered = [probing.sent[key] for key, answer in probing.asked.items() if answer is False]

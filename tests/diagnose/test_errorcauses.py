@@ -1333,13 +1333,13 @@ def test_an_unless_name_holds_where_no_exemption_does_and_names_later_errors_by_
 ])
 def test_an_implementation_erring_on_nearly_every_input_is_named_by_what_separates_it(tmp_path, fake_name, expected):
     """Each fake errs on nearly every input, by its stated rule (tests/fakes/fakebleu.py, `guarded_log_error`, and an
-    IndexError above order 1); most of its error records are named by the rule's boundary, and no record it answered
-    is (an error name only ever on an error record)."""
+    IndexError above order 1); most of its error records (a majority) are named by the rule's boundary, and no record
+    it answered is (an error name only ever on an error record)."""
     report = tmp_path / "report"
     assert check(report, fake(fake_name), examples=120) == 1
     records = results(report).records
     errors = [r for r in records if r.outcome == "error"]
     named = [r for r in errors if r.classification.name == expected]
-    assert errors and len(named) >= len(errors) * 2 // 3, {r.classification.name for r in errors}
+    assert errors and len(named) * 2 > len(errors), {r.classification.name for r in errors}
     assert not [r for r in records if r.outcome != "error" and r.classification is not None
                 and r.classification.name == expected]
