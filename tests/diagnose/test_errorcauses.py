@@ -1343,3 +1343,21 @@ def test_an_implementation_erring_on_nearly_every_input_is_named_by_what_separat
     assert errors and len(named) * 2 > len(errors), {r.classification.name for r in errors}
     assert not [r for r in records if r.outcome != "error" and r.classification is not None
                 and r.classification.name == expected]
+
+
+def loop_over_four_orders(r):
+    """sacrebleu 2.0.0's combination over the default 4 orders (realbleu's max-order-constant-4): below order 4 it
+    reads a weight that is not there (IndexError), unless an order in force before it has no match (a zero guard
+    returns 0 first)."""
+    pairs = _counts_in_force(r)
+    return len(r.weights) < 4 and all(m > 0 and t > 0 for m, t in pairs)
+
+
+def test_an_order_raised_answered_with_a_zero_precision_is_asked_again_without_one():
+    """One token each side at order 1: raised to order 2, a one-token hypothesis has no bigram, a zero precision the
+    guard answers. That answer could be the guard's or the order's; asked again on an input holding no exemption (every
+    order matched but one n-gram), orders 2 and 3 err there and order 4 is answered: `error-when-order-below-4`, not the
+    guard's exemption."""
+    failing = request(segments=[{"hypothesis": ["a"], "references": [["a"]]}], weights=[1.0])
+    cause = error_cause(failing, asking(loop_over_four_orders), methods=METHODS)
+    assert cause is not None and cause.name == "error-when-order-below-4", cause
