@@ -1523,6 +1523,10 @@ def _order_cause(probing: _Probing) -> str | None:
         # erred: it is no part of the cause)
         if lowered is None or not all(f.holds(lowered) or probing.refuted(f) for f in probing.candidates):
             break
+        # (below one step, the orders cut must keep what the failing input's tokens give, a zero precision: an error
+        # on an order without a match is not named by the orders above the last one matched)
+        if k < n - 1 and not all(f.holds(lowered) for f in probing.features.last_resort if f.holds(probing.failing)):
+            break
         answer = probing.errs(lowered)
         if answer is False:
             return f"{_ORDER_ABOVE}{k}"
@@ -1800,9 +1804,13 @@ UNLESS_WORDS = "the implementation answers error on every input asked but where"
 
 
 def _exemption_probes(probing: _Probing) -> None:
-    """Each exemption given to the failing input (`Exemption.given`) and the failing input's floors
-    (`floor_requests`), asked over the search's limit: the inputs on both sides of an exemption's boundary."""
+    """Each exemption given to the failing input (`Exemption.given`), the failing input made one that holds none
+    (`without_exemptions`: every order matched but one n-gram, a precision strictly between 0 and 1, which must err)
+    and its floors (`floor_requests`), asked over the search's limit: the inputs on both sides of an exemption's
+    boundary."""
     given = [n for e in probing.features.exemptions for n in e.given(probing.failing)]
+    unexempt = without_exemptions(probing.failing)  # (the other side: no exemption held, so it must err)
+    given += [unexempt] if unexempt is not None else []
     floors = floor_requests(probing.failing)
     probing.limit = max(probing.limit, probing.probes) + len(given) + len(floors)
     for request in (*given, *floors):
