@@ -95,12 +95,16 @@ from dataclasses import dataclass, field
 from oracle.formulas import bleu
 from oracle.formulas.conventions import Options
 from oracle.formulas.errors import BleuOracleError
+from oracle.formulas.smoothing import smooth
 from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
 
 from .sentences import SENTENCE_ENDS, sentences
 
 #: Every error cause's name starts so.
 PREFIX = "error-when-"
+#: The name of an error on nearly every input, answered where an exemption holds (`_unless`): `error-unless-<a>`, or
+#: `error-unless-<a>-or-<b>` (answered where either holds).
+UNLESS = "error-unless-"
 #: A crash's (the process died on the input) and a hang's cause, named by the same features
 #: (`oracle.harness.crashcauses`).
 CRASH_PREFIX, TIMEOUT_PREFIX = "crash-when-", "timeout-when-"
@@ -1043,20 +1047,145 @@ def single_references(request: ScoreRequest) -> Iterator[ScoreRequest]:
             if s.references else s for s in request.segments))
 
 
-def zero_precision(request: ScoreRequest) -> bool:
-    """Whether some order 1..N has no matched n-gram over the corpus (a sentence request's one segment): its
-    precision is 0, none of its n-grams matching or none there (0 of 0, read as 0 as the papineni profile reads it,
-    and as `m / max(1, l)` gives), counted as the default conventions count (case folded where the request folds
-    it; a text request split as its tokenizer splits it)."""
+def _statistics(request: ScoreRequest):
+    """The corpus's statistics of orders 1..N (`bleu.corpus_statistics`), counted as the default conventions count
+    (case folded where the request folds it; a text request split as its tokenizer splits it); None where the
+    formulas refuse it."""
     try:
         tokenized = request.tokenized()
-        statistics = bleu.corpus_statistics(
+        return bleu.corpus_statistics(
             [s.hypothesis for s in tokenized.segments], [s.references for s in tokenized.segments],
             max_order=len(request.weights), options=Options().with_changes(lowercase=request.lowercase))
     except BleuOracleError:  # (a corpus or segment the formulas refuse to count; counting does no arithmetic that
         # could fail, so `ORACLE_REFUSALS`' ArithmeticError is not caught either: expect.py)
-        return False
-    return not all(statistics.matches[:len(request.weights)])
+        return None
+
+
+def zero_precision(request: ScoreRequest) -> bool:
+    """Whether some order 1..N has no matched n-gram over the corpus (a sentence request's one segment): its
+    precision is 0, none of its n-grams matching or none there (0 of 0, read as 0 as the papineni profile reads it,
+    and as `m / max(1, l)` gives), counted as the default conventions count (`_statistics`)."""
+    statistics = _statistics(request)
+    return statistics is not None and not all(statistics.matches[:len(request.weights)])
+
+
+def _smoothed_in_force(request: ScoreRequest) -> list[tuple] | None:
+    """(m_n, l_n) of each order in force (its weight above 0) after the request's smoothing (PROTOCOL.md's, as
+    `smoothing.smooth` applies it to `_statistics`' counts); None where the formulas refuse the input or its
+    smoothing."""
+    statistics = _statistics(request)
+    if statistics is None:
+        return None
+    try:
+        smoothed = smooth(statistics, max_order=len(request.weights), smoothing=request.smoothing.to_convention())
+    except BleuOracleError:
+        return None
+    return [(m, t) for m, t, w in zip(smoothed.matches, smoothed.totals, request.weights, strict=True) if w > 0]
+
+
+def countable(request: ScoreRequest) -> bool:
+    """Whether the formulas count the request's statistics (`_statistics`): not an empty corpus, nor a segment
+    without references."""
+    return bool(request.segments) and _statistics(request) is not None
+
+
+def zero_precision_in_force(request: ScoreRequest) -> bool:
+    """Whether an order in force has a precision of 0 once smoothed as the request says: no n-gram there, or none
+    matched and the smoothing gives it none (a guard's "an order without a match" as an implementation that smooths
+    before it reads it)."""
+    pairs = _smoothed_in_force(request)
+    return pairs is not None and any(m == 0 or t == 0 for m, t in pairs)
+
+
+def unigram_precision_zero(request: ScoreRequest) -> bool:
+    """Whether order 1 is in force and its precision is 0 once smoothed (no unigram of any hypothesis matches), as
+    `zero_precision_in_force` counts."""
+    pairs = _smoothed_in_force(request)
+    return pairs is not None and request.weights[0] > 0 and pairs[0][0] == 0
+
+
+def zero_precision_before_last(request: ScoreRequest) -> bool:
+    """Whether an order in force other than the last in force has a precision of 0 once smoothed, as
+    `zero_precision_in_force` counts: a guard walking the orders meets it before the last order is read."""
+    pairs = _smoothed_in_force(request)
+    return pairs is not None and any(m == 0 or t == 0 for m, t in pairs[:-1])
+
+
+def precisions_all_one(request: ScoreRequest) -> bool:
+    """Whether every order in force has n-grams and a precision of 1 once smoothed (m_n = l_n > 0), as
+    `zero_precision_in_force` counts; False where no order is in force."""
+    pairs = _smoothed_in_force(request)
+    return pairs is not None and bool(pairs) and all(0 < m == t for m, t in pairs)
+
+
+def hypotheses_unmatched(request: ScoreRequest) -> ScoreRequest | None:
+    """Every hypothesis token made a token found nowhere in the input (`_unmatched_token`): no n-gram of any order
+    matches (a precision of 0 given at order 1 and every order above); None for a text request or where no letter is
+    free."""
+    token = _unmatched_token(request)
+    if request.is_text or token is None:
+        return None
+    return _side_changed(request, "hypothesis", lambda _: token)
+
+
+def order_past_hypotheses(request: ScoreRequest) -> ScoreRequest | None:
+    """The request at one order more than its longest hypothesis has tokens, where that is above its order: the
+    orders it had keep their matches, and those added have no hypothesis n-gram (a precision of 0 given above the
+    orders the input had, none taken away); None for a text request or where the order would not rise."""
+    if request.is_text:
+        return None
+    longest = max((length_of(s.hypothesis) for s in request.segments), default=0)
+    return with_order(request, longest + 1) if longest + 1 > len(request.weights) else None
+
+
+def references_made_hypotheses(request: ScoreRequest) -> Iterator[ScoreRequest]:
+    """Every precision 1 given: each segment's hypothesis given as one more reference (`hypotheses_as_references`),
+    and, where a hypothesis is shorter than the order, that at the shortest non-empty hypothesis's length (an order
+    without n-grams has no precision of 1)."""
+    given = hypotheses_as_references(request)
+    yield given
+    shortest = min((length_of(s.hypothesis) for s in request.segments if length_of(s.hypothesis)), default=0)
+    if 0 < shortest < len(request.weights):
+        lowered = with_order(given, shortest)
+        if lowered is not None:
+            yield lowered
+
+
+def without_exemptions(request: ScoreRequest) -> ScoreRequest | None:
+    """The request's segments made ones on which no exemption holds, its order, weights, smoothing, case and level
+    kept: each hypothesis padded with FILLER to one token more than the order, its one reference the hypothesis with
+    its last token made one found nowhere: every order has n-grams and matches (no zero precision) and one of them
+    unmatched (no precision of 1). What an answer that came with a zero precision is asked again on; None for a text
+    request or where no letter is free."""
+    token = _unmatched_token(request)
+    if request.is_text or token is None or not request.segments:
+        return None
+    length = len(request.weights) + 1
+
+    def unexempt(segment: Segment) -> Segment:
+        tokens = tuple(segment.hypothesis) + (FILLER,) * max(0, length - length_of(segment.hypothesis))
+        return Segment(hypothesis=tokens, references=((*tokens[:-1], token),))
+    return _with_segments(request, map(unexempt, request.segments))
+
+
+@dataclass(frozen=True)
+class Exemption:
+    """A feature of what an input's tokens give, in whose presence an implementation erring on nearly every input may
+    answer (a guard that stops first: a zero precision answered 0 before the code that errs is reached; a precision
+    of 1 whose logarithm is 0 however it was divided): `holds(request)`, and `given(request)`, the request with the
+    exemption given (alternatives; each asked). Named only as `error-unless-<exemption>[-or-<exemption>]`
+    (`_unless`), never as a trigger."""
+
+    name: str
+    words: str
+    holds: Callable[[ScoreRequest], bool]
+    given: Callable[[ScoreRequest], Iterable[ScoreRequest]]
+    #: Whether a neighbour that gains it (the failing input lacking it) says nothing of the feature it took away
+    #: (`_Probing.gains`): a zero precision a raised order or an unfolded case adds.
+    disqualifies: bool = False
+    #: Whether a request is one the exemption is judged on (an input the formulas count: one without references or
+    #: segments holds no exemption, and its neighbour that gives them one gains nothing).
+    judged: Callable[[ScoreRequest], bool] = lambda request: True
 
 
 def hypotheses_as_references(request: ScoreRequest) -> ScoreRequest:
@@ -1123,6 +1252,9 @@ class Features:
     #: Features bounded by an order bound found beside them (`OrderFace`: a text longer than k beside `order-above-k`),
     #: asked only once a cause naming that bound is found (`_faces`).
     order_faces: tuple[OrderFace, ...] = ()
+    #: What an input erring on nearly every one may be answered for (`Exemption`): asked only where no feature is
+    #: confirmed and some input asked was answered (`_unless`).
+    exemptions: tuple[Exemption, ...] = ()
     by_name: dict[str, Feature] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -1179,11 +1311,23 @@ def parts(name: str, features: Features) -> tuple[str, ...]:
     return tuple(name.removeprefix(prefix).split(JOIN))
 
 
+def _exemptions_of(name: str, features: Features) -> tuple[Exemption, ...] | None:
+    """The exemptions an `error-unless-` name joins (`a-or-b`), or None for another name."""
+    if not name.startswith(UNLESS):
+        return None
+    by_name = {e.name: e for e in features.exemptions}
+    named = name.removeprefix(UNLESS).split(OR)
+    return tuple(by_name[n] for n in named) if all(n in by_name for n in named) else None
+
+
 def holds(name: str, request: ScoreRequest, features: Features) -> bool:
     """Whether `request` has every feature the error cause `name` names (False for a name that is none; True for
-    EVERY_INPUT, which names no feature)."""
+    EVERY_INPUT, which names no feature; for `error-unless-...`, whether it holds none of the exemptions named)."""
     if name == EVERY_INPUT:
         return True
+    exempt = _exemptions_of(name, features)
+    if exempt is not None:
+        return not any(e.holds(request) for e in exempt)
     named = parts(name, features)
     return bool(named) and all(_part_holds(part, request, features) for part in named)
 
@@ -1213,6 +1357,10 @@ def describe(name: str, features: Features) -> str:
     """What an error (or crash, or hang) cause's name means, in words."""
     if name == EVERY_INPUT:
         return EVERY_INPUT_WORDS
+    exempt = _exemptions_of(name, features)
+    if exempt is not None:
+        return (f"{UNLESS_WORDS} " + ", or ".join(e.words for e in exempt)
+                + " (there every input asked was answered)")
     what = features.triggers.get(_prefix_of(name, features) or PREFIX, features.triggers[PREFIX])
     return f"{what} where " + " and ".join(part_words(part, features) for part in parts(name, features))
 
@@ -1236,6 +1384,10 @@ class ErrorCause:
         if self.name == EVERY_INPUT:
             return (f"{self.words}: no input feature separates it ({self.probes} input(s) asked, the floor among "
                     "them, none answered)")
+        if self.name.startswith(UNLESS):
+            return (f"{self.words}: no input feature separates it, and every input asked that was answered holds "
+                    f"what the name says, none that erred does ({self.probes} input(s) asked, the failing input with "
+                    f"it given and its floors among them, {self.answered} answered)")
         return (f"{self.words}: the failing input errs, and without any one of these features it is "
                 f"answered ({self.probes} neighbour(s) of it asked, {self.answered} answered)")
 
@@ -1251,6 +1403,8 @@ class _Probing:
     asked: dict = field(default_factory=dict)
     #: Requests that may be sent (MAX_PROBES; raised by DISJUNCTION_PROBES for a disjunction's search).
     limit: int = MAX_PROBES
+    #: Each request asked, by its key (`asked`'s): what `_unless` reads the answered and the erring inputs from.
+    sent: dict = field(default_factory=dict)
 
     def errs(self, request: ScoreRequest) -> bool | None:
         """The implementation's answer to a neighbour (cached; None once the probes are spent)."""
@@ -1261,9 +1415,23 @@ class _Probing:
             if self.probes >= self.limit:
                 return None
             self.probes += 1
+            self.sent[key] = request
             self.asked[key] = self.ask(request)
             self.answered += self.asked[key] is False
         return self.asked[key]
+
+    def gains(self, neighbour: ScoreRequest) -> bool:
+        """Whether a neighbour holds an exemption that disqualifies (`Exemption.disqualifies`: a zero precision) which
+        the failing input lacks and no input asked that erred held: its answer may be the guard's that the exemption
+        meets (an implementation that answers 0 where an order has no match before it reaches the code that errs),
+        not the feature's it took away."""
+        return any(e.disqualifies and e.judged(self.failing) and e.holds(neighbour) and not e.holds(self.failing)
+                   and not self.erred_holding(e) for e in self.features.exemptions)
+
+    def erred_holding(self, exemption: Exemption) -> bool:
+        """Whether an input asked that holds `exemption` erred: then the exemption alone does not answer (an order
+        raised past a one-token hypothesis that still errs), and a neighbour's gaining it says nothing."""
+        return any(answer is True and exemption.holds(self.sent[key]) for key, answer in self.asked.items())
 
     def keeps_the_others(self, neighbour: ScoreRequest, family: str | None) -> bool:
         """Whether a neighbour keeps every feature of the failing input outside `family`: then its answer is
@@ -1293,7 +1461,7 @@ class _Probing:
         several ways, as a segment kept of several, is needed only if each way stops the error: keeping the one
         reference that matches nothing may stop it for another reason); else None."""
         neighbours = self.without(feature)
-        if not neighbours or any(self.errs(n) is not False for n in neighbours):
+        if not neighbours or any(self.errs(n) is not False for n in neighbours) or any(map(self.gains, neighbours)):
             return None
         return neighbours[0]
 
@@ -1326,26 +1494,44 @@ def _smoothing_cause(probing: _Probing, methods: Sequence[str]) -> str | None:
             continue
         answer = probing.errs(neighbour)
         if answer is not None:
-            return _SMOOTHING + method if answer is False else None
+            return _SMOOTHING + method if answer is False and not probing.gains(neighbour) else None
     return None
 
 
 def _order_cause(probing: _Probing) -> str | None:
-    """`order-below-<k>` for the first order above the failing one that is answered (the orders between err),
-    `order-above-<k>` where one order less is answered."""
+    """`order-below-<k>` for the first order above the failing one that is answered (the orders between err; where
+    that order's answer came with a zero precision the failing input lacks, `_Probing.gains`, a guard's answer or the
+    order's, only where that order is answered on an input holding no exemption too, `without_exemptions`);
+    `order-above-<k>` for the first order below it that is answered, lowered one at a time (at most ORDER_STEPS)
+    while each order between errs (near-every-errors: an error above order 1 met at order 4 is named by its
+    threshold, not left `error` because order 3 errs too)."""
     n = len(probing.failing.weights)
     for k in range(n + 1, n + 1 + ORDER_STEPS):
         raised = with_order(probing.failing, k)
         if raised is None or not probing.keeps_the_others(raised, None):
             break
         answer = probing.errs(raised)
+        if answer is False and probing.gains(raised):  # (the guard's answer, or the order's: asked without either)
+            answer = probing.errs(unexempt) if (unexempt := without_exemptions(raised)) is not None else None
         if answer is None:
             break
         if answer is False:
             return f"{_ORDER_BELOW}{k}"
-    lowered = with_order(probing.failing, n - 1)
-    if lowered is not None and probing.keeps_the_others(lowered, None) and probing.errs(lowered) is False:
-        return f"{_ORDER_ABOVE}{n - 1}"
+    for k in range(n - 1, max(0, n - 1 - ORDER_STEPS), -1):  # lowered one at a time while each order between errs
+        lowered = with_order(probing.failing, k)
+        # (a feature the order takes away with it, a reference shorter than the order, may go where its own neighbour
+        # erred: it is no part of the cause)
+        if lowered is None or not all(f.holds(lowered) or probing.refuted(f) for f in probing.candidates):
+            break
+        # (below one step, the orders cut must keep what the failing input's tokens give, a zero precision: an error
+        # on an order without a match is not named by the orders above the last one matched)
+        if k < n - 1 and not all(f.holds(lowered) for f in probing.features.last_resort if f.holds(probing.failing)):
+            break
+        answer = probing.errs(lowered)
+        if answer is False:
+            return f"{_ORDER_ABOVE}{k}"
+        if answer is not True:
+            break
     return None
 
 
@@ -1613,6 +1799,48 @@ def _every_input(probing: _Probing) -> bool:
     return all(probing.errs(floor) is True for floor in floors)
 
 
+#: What an `error-unless-` name says before its exemptions' words.
+UNLESS_WORDS = "the implementation answers error on every input asked but where"
+
+
+def _exemption_probes(probing: _Probing) -> None:
+    """Each exemption given to the failing input (`Exemption.given`), the failing input made one that holds none
+    (`without_exemptions`: every order matched but one n-gram, a precision strictly between 0 and 1, which must err)
+    and its floors (`floor_requests`), asked over the search's limit: the inputs on both sides of an exemption's
+    boundary."""
+    given = [n for e in probing.features.exemptions for n in e.given(probing.failing)]
+    unexempt = without_exemptions(probing.failing)  # (the other side: no exemption held, so it must err)
+    given += [unexempt] if unexempt is not None else []
+    floors = floor_requests(probing.failing)
+    probing.limit = max(probing.limit, probing.probes) + len(given) + len(floors)
+    for request in (*given, *floors):
+        probing.errs(request)
+
+
+def _unless(probing: _Probing, every: Sequence[ScoreRequest]) -> tuple[Exemption, ...] | None:
+    """The exemptions (one, else two, in the catalogue's order) that separate every input asked: each answered one
+    holds one of them, no erring one (the failing inputs among them) holds any, and each is held by an answered
+    input. Asked only where no feature is confirmed (nor every input asked erred, `_every_input`) and every input
+    asked was answered or erred (none that could not be asked: a protocol error or a capability leaves a side of the
+    boundary unseen, and asking on costs a restart a probe); first each
+    exemption is given to the failing input and the floors are asked (`_exemption_probes`), so that each side of the
+    boundary holds inputs the search did not choose for it. None where no such exemption is found."""
+    if not probing.features.exemptions or None in probing.asked.values():
+        return None
+    _exemption_probes(probing)
+    answered = [probing.sent[key] for key, answer in probing.asked.items() if answer is False]
+    erred = [*every, *(probing.sent[key] for key, answer in probing.asked.items() if answer is True)]
+    exemptions = probing.features.exemptions
+    choices = [(e,) for e in exemptions] + [(a, b) for i, a in enumerate(exemptions) for b in exemptions[i + 1:]]
+    for chosen in choices:
+        if any(e.holds(request) for e in chosen for request in erred):
+            continue
+        if all(any(e.holds(request) for e in chosen) for request in answered) \
+                and all(any(e.holds(request) for request in answered) for e in chosen):
+            return chosen
+    return None
+
+
 def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_failing: Sequence[ScoreRequest] = (),
                 methods: Sequence[str] = (), prefix: str = PREFIX, known: list[str] | None = None
                 ) -> ErrorCause | None:
@@ -1651,6 +1879,11 @@ def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_fai
     if not found and prefix == PREFIX and _every_input(probing):
         return ErrorCause(name=EVERY_INPUT, features=(), probes=probing.probes, answered=probing.answered,
                           words=EVERY_INPUT_WORDS)
+    exempt = _unless(probing, every) if not found and prefix == PREFIX else None
+    if exempt is not None:
+        name = UNLESS + OR.join(e.name for e in exempt)
+        return ErrorCause(name=name, features=tuple(e.name for e in exempt), probes=probing.probes,
+                          answered=probing.answered, words=describe(name, features))
     if not found:
         if known is not None:
             known.append(_what_is_known(probing))
@@ -1674,6 +1907,9 @@ __all__ = [
     "CRASH_PREFIX",
     "EVERY_INPUT",
     "EVERY_INPUT_WORDS",
+    "UNLESS",
+    "UNLESS_WORDS",
+    "Exemption",
     "JOIN",
     "MAX_PROBES",
     "MAX_PROBE_TOKENS",

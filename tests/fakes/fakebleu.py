@@ -85,7 +85,8 @@ SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
               "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment", "error-log-of-zero",
               "error-references-all-empty", "error-one-reference", "error-one-segment",
-              "error-every-input")
+              "error-every-input", "error-guarded-log-of-zero", "error-guarded-integer-division",
+              "error-order-above-one")
 #: nondeterministic: the score is multiplied by this on a wrong turn (0.41 becomes 0.369)
 PERTURBATION = 0.9
 
@@ -358,10 +359,42 @@ def one_segment(command):
     return len(command["segments"]) == 1
 
 
+def _in_force_smoothed(command):
+    """(m_n, l_n) over the corpus of each order whose weight is above 0, after the request's smoothing (`_smoothed`)."""
+    order = len(command["weights"])
+    lowercase = bool(command.get("lowercase"))
+    per_segment = [segment_stats(s["hypothesis"], s["references"], order, (), lowercase) for s in command["segments"]]
+    matches = [sum(x[2][i] for x in per_segment) for i in range(order)]
+    totals = [sum(x[3][i] for x in per_segment) for i in range(order)]
+    m, t = _smoothed(matches, totals, command["smoothing"])
+    return [(mi, ti) for mi, ti, w in zip(m, t, command["weights"], strict=True) if float(w) > 0]
+
+
+def guarded_log_error(command, integer_division):
+    """error-guarded-log-of-zero (a precision returned as 0) and error-guarded-integer-division (`m // l`): a guard
+    answers 0 where an order in force has no n-gram or, once smoothed, no match (the right score there); past it the
+    logarithm of p_n is taken for every order in force, which is 0 for every one (returned as 0), or for each whose
+    matches are fewer than its n-grams (`m // l`): ValueError. So the first errs on every input but where an order
+    in force has a precision of 0; the second on every input but those and where every order in force has a
+    precision of 1. The error message, or None where it answers."""
+    if not command["segments"] or invalid(command, []):
+        return None
+    pairs = _in_force_smoothed(command)
+    if not pairs or any(m == 0 or t == 0 for m, t in pairs):
+        return None
+    if integer_division and all(m == t for m, t in pairs):
+        return None
+    return "ValueError: math domain error"
+
+
 def planted_error(command, bugs):
     """The error message a planted error bug answers this request with, or None."""
     if "error-every-input" in bugs:  # (a statistics list one order short, indexed on every request)
         return "IndexError: list index out of range"
+    if "error-order-above-one" in bugs and len(command["weights"]) > 1:  # (one order's statistics, indexed on each)
+        return "IndexError: list index out of range"
+    if "error-guarded-log-of-zero" in bugs or "error-guarded-integer-division" in bugs:
+        return guarded_log_error(command, "error-guarded-integer-division" in bugs)
     if "error-empty-segment" in bugs and empty_segment(command):
         return "ZeroDivisionError: float division by zero"
     if "error-references-all-empty" in bugs and references_all_empty(command):

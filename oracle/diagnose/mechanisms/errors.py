@@ -25,15 +25,19 @@ from oracle.diagnose.errorcauses import (
     FILLER,
     PREFIX,
     TIMEOUT_PREFIX,
+    UNLESS,
+    Exemption,
     Feature,
     all_empty_references_joined,
     closest_reference_tied,
     closest_reference_tied_longer_first,
     corpus_given_a_segment,
+    countable,
     holds_line_end,
     holds_whitespace,
     hypotheses_as_references,
     hypotheses_lengthened,
+    hypotheses_unmatched,
     length_of,
     lengthened_unmatched,
     longest_text_one_token,
@@ -42,12 +46,15 @@ from oracle.diagnose.errorcauses import (
     one_segment_made_two,
     one_text_lengthened,
     one_token_hypotheses_lengthened,
+    order_past_hypotheses,
     other_level,
     picked_reference_given,
+    precisions_all_one,
     reference_length_zero,
     references_all_empty,
     references_given,
     references_lengthened,
+    references_made_hypotheses,
     references_not_as_many_as_segments,
     segments_as_many_as_references,
     sentence_counts_differ,
@@ -63,11 +70,14 @@ from oracle.diagnose.errorcauses import (
     tokens_changed,
     tokens_of,
     uniform_weights,
+    unigram_precision_zero,
     without_line_breaks,
     without_line_ends,
     without_sentence_ends,
     without_whitespace,
     zero_precision,
+    zero_precision_before_last,
+    zero_precision_in_force,
     zero_weights_raised,
 )
 from oracle.models.protocol import ScoreRequest
@@ -271,8 +281,37 @@ ORDER_FACES: tuple[errorcauses.OrderFace, ...] = (
         text_longer_than, texts_cut),
 )
 
+#: What an implementation erring on nearly every input may be answered for (`errorcauses.Exemption`; issue 36,
+#: near-every-errors): asked only where no feature separates a failing input and some input asked was answered, and
+#: named `error-unless-<a>[-or-<b>]` only where every answered input holds one and no erring input holds any
+#: (`errorcauses._unless`). Each is what a guard met before the erring code, or a value the erring code survives,
+#: gives: a zero precision answered 0 before the logarithm is taken (nltk's `corpus_bleu` returns 0 where an order
+#: has no match, `if no_match: return 0` before `math.log(p_i)`: nltk #1268's guard; the staged fake's
+#: `stage_zero_orders`), and every precision 1, whose logarithm is 0 however p_n was divided (an integer division
+#: `m // l` gives 0 below 1, and log 0 raises: the planted precision-int-division's `//`, answered where m = l).
+EXEMPTIONS: tuple[Exemption, ...] = (
+    # given by every hypothesis token made one found nowhere (every order unmatched), and by the order raised past the
+    # longest hypothesis (the orders the input had keep their matches): a guard on "some order" answers both
+    Exemption("precision-zero", "an order in force (its weight above 0) has a precision of 0 once smoothed as the "
+              "request says (none of its hypothesis n-grams matches and the smoothing gives it none, or it has none)",
+              zero_precision_in_force,
+              lambda r: [n for n in (hypotheses_unmatched(r), order_past_hypotheses(r)) if n], disqualifies=True,
+              judged=countable),
+    # nltk's corpus_bleu guards order 1 alone ("We only need to check for p_numerators[1] == 0, since if there's no
+    # unigrams, there won't be any higher order ngrams": `if p_numerators[1] == 0: return 0`)
+    Exemption("unigram-precision-zero", "order 1 is in force and its precision is 0 once smoothed (no unigram "
+              "matches)", unigram_precision_zero, lambda r: [n for n in (hypotheses_unmatched(r),) if n],
+              disqualifies=True, judged=countable),
+    # a guard walking the orders that stops at the first without a match, before an order whose statistics are
+    # missing is read (a statistics list one order short: the staged fake's `stage_zero_orders` before `m[n]`)
+    Exemption("precision-zero-before-last-order", "an order in force before the last in force has a precision of 0 "
+              "once smoothed", zero_precision_before_last, lambda r: [n for n in (hypotheses_unmatched(r),) if n]),
+    Exemption("precisions-all-one", "every order in force has a precision of 1 once smoothed (each has n-grams, "
+              "and every one matches)", precisions_all_one, references_made_hypotheses),
+)
+
 #: The features and triggers as the search reads them (`oracle.diagnose.errorcauses.Features`).
-DECLARED = errorcauses.Features(FEATURES, LAST_RESORT, TRIGGER_PREFIXES, HALVES, FACES, ORDER_FACES)
+DECLARED = errorcauses.Features(FEATURES, LAST_RESORT, TRIGGER_PREFIXES, HALVES, FACES, ORDER_FACES, EXEMPTIONS)
 
 
 def describe(name: str) -> str:
@@ -348,12 +387,16 @@ MECHANISMS = [
     # floor among them (`errorcauses.floor_requests`): a name of what is known, not a trigger (issue 36: "when nothing
     # fits, the name says what is known"); later errors of its kind in its block are named by it without probes
     Mechanism(EVERY_INPUT, ERROR, EVERY_INPUT_WORDS, frozenset({"error"}), PROBE),
+    # an error on nearly every input, answered where an exemption holds (`EXEMPTIONS`): what the probes found on both
+    # sides of that boundary; later errors of its kind that lack the exemptions are named by it (`hinted`)
+    Mechanism(UNLESS, ERROR, f"{errorcauses.UNLESS_WORDS} an exemption holds (the name's: a zero precision, every "
+              "precision 1)", frozenset({"error"}), PROBE, family=True, words_of=describe),
     *(Mechanism(no_feature_name(word), ERROR,
                 f"no input feature separates it: the input {'kills' if word == 'crash' else 'hangs'} a fresh process "
                 "as its first request, and no feature of the catalogue is confirmed", frozenset({word}), PROBE)
       for word in ("crash", "timeout")),
 ]
 
-__all__ = ["DECLARED", "EVERY_INPUT", "FACES", "FEATURES", "HALVES", "LAST_RESORT", "MECHANISMS", "ORDER_FACES",
-           "TRIGGER_PREFIXES", "after_requests", "after_requests_name", "describe", "error_cause", "hinted", "holds",
-           "no_feature_name"]
+__all__ = ["DECLARED", "EVERY_INPUT", "EXEMPTIONS", "FACES", "FEATURES", "HALVES", "LAST_RESORT", "MECHANISMS",
+           "ORDER_FACES", "TRIGGER_PREFIXES", "after_requests", "after_requests_name", "describe", "error_cause",
+           "hinted", "holds", "no_feature_name"]
