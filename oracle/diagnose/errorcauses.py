@@ -1829,14 +1829,26 @@ def _unless(probing: _Probing, every: Sequence[ScoreRequest]) -> tuple[Exemption
         return None
     _exemption_probes(probing)
     answered = [probing.sent[key] for key, answer in probing.asked.items() if answer is False]
+    if not answered:  # (an exemption must be held by an answered input: none to hold one, and each `holds` counts
+        # the input's statistics afresh, seconds on an input near MAX_PROBE_TOKENS with an order raised)
+        return None
     erred = [*every, *(probing.sent[key] for key, answer in probing.asked.items() if answer is True)]
     exemptions = probing.features.exemptions
+    held: dict[tuple[str, int], bool] = {}  # (each exemption judged once on each input, by the input's position)
+    inputs = [*answered, *erred]
+
+    def holds(exemption: Exemption, index: int) -> bool:
+        if (exemption.name, index) not in held:
+            held[exemption.name, index] = exemption.holds(inputs[index])
+        return held[exemption.name, index]
+
+    answered_at, erred_at = range(len(answered)), range(len(answered), len(inputs))
     choices = [(e,) for e in exemptions] + [(a, b) for i, a in enumerate(exemptions) for b in exemptions[i + 1:]]
     for chosen in choices:
-        if any(e.holds(request) for e in chosen for request in erred):
+        if any(holds(e, i) for e in chosen for i in erred_at):
             continue
-        if all(any(e.holds(request) for e in chosen) for request in answered) \
-                and all(any(e.holds(request) for request in answered) for e in chosen):
+        if all(any(holds(e, i) for e in chosen) for i in answered_at) \
+                and all(any(holds(e, i) for i in answered_at) for e in chosen):
             return chosen
     return None
 
