@@ -331,16 +331,21 @@ def empty_segment(command):
     return any(not s["hypothesis"] and s["references"] and not any(s["references"]) for s in command["segments"])
 
 
-def unguarded_log_mean(command):
-    """error-log-of-zero: sum w_n log(m_n / l_n) over every order (a zero weight too), as BLEU's formula reads, with
-    no guard: an order whose (smoothed) matches are 0 raises ValueError (math domain error), one without n-grams
-    ZeroDivisionError. Returns the sum where neither happens."""
+def _corpus_smoothed(command):
+    """(m, l): the corpus's matches and totals of every order 1..N, after the request's smoothing (`_smoothed`)."""
     order = len(command["weights"])
     lowercase = bool(command.get("lowercase"))
     per_segment = [segment_stats(s["hypothesis"], s["references"], order, (), lowercase) for s in command["segments"]]
     matches = [sum(x[2][i] for x in per_segment) for i in range(order)]
     totals = [sum(x[3][i] for x in per_segment) for i in range(order)]
-    m, t = _smoothed(matches, totals, command["smoothing"])
+    return _smoothed(matches, totals, command["smoothing"])
+
+
+def unguarded_log_mean(command):
+    """error-log-of-zero: sum w_n log(m_n / l_n) over every order (a zero weight too), as BLEU's formula reads, with
+    no guard: an order whose (smoothed) matches are 0 raises ValueError (math domain error), one without n-grams
+    ZeroDivisionError. Returns the sum where neither happens."""
+    m, t = _corpus_smoothed(command)
     return math.fsum(w * math.log(mi / ti) for mi, ti, w in zip(m, t, command["weights"], strict=False))
 
 
@@ -361,12 +366,7 @@ def one_segment(command):
 
 def _in_force_smoothed(command):
     """(m_n, l_n) over the corpus of each order whose weight is above 0, after the request's smoothing (`_smoothed`)."""
-    order = len(command["weights"])
-    lowercase = bool(command.get("lowercase"))
-    per_segment = [segment_stats(s["hypothesis"], s["references"], order, (), lowercase) for s in command["segments"]]
-    matches = [sum(x[2][i] for x in per_segment) for i in range(order)]
-    totals = [sum(x[3][i] for x in per_segment) for i in range(order)]
-    m, t = _smoothed(matches, totals, command["smoothing"])
+    m, t = _corpus_smoothed(command)
     return [(mi, ti) for mi, ti, w in zip(m, t, command["weights"], strict=True) if float(w) > 0]
 
 
