@@ -137,6 +137,15 @@ def _uniform_bleu4(request, what):
         raise Unsupported(f"{what} computes uniform BLEU-4 only (got weights {list(request.weights)})")
 
 
+def _refusal(what: str, script: str, done: subprocess.CompletedProcess) -> Rejected:
+    """The script's refusal: its exit status and what it wrote (stderr, else stdout), the script named by its file
+    name where Perl's messages name it by the path it was run from ("at /path/to/multi-bleu.perl line 154"), so that
+    a record names no machine's folder and two machines' records of the same refusal are the same; then cut to 300
+    characters."""
+    said = (done.stderr or done.stdout).strip().replace(script, Path(script).name)
+    return Rejected(f"{what} exited {done.returncode}: {said[:300]}")
+
+
 def _run(command, *, stdin=None, cwd=None):
     """The script's run; one that does not finish within TIMEOUT raises TimeoutExpired (an error, not a rejection)."""
     return subprocess.run(command, input=stdin, capture_output=True, timeout=TIMEOUT, cwd=cwd,
@@ -172,7 +181,7 @@ def _multi_bleu_score(perl: str, script: str, what: str, request: ScoreRequest, 
         return ScoreAnswer(0.0)  # printed when the reference length is 0 (hyp_len there is a constant)
     match = _MULTI_BLEU_PATTERN.search(done.stdout)
     if not match:
-        raise Rejected(f"{what} exited {done.returncode}: {(done.stderr or done.stdout).strip()[:300]}")
+        raise _refusal(what, script, done)
     return ScoreAnswer(float(match.group(1)) / 100.0)
 
 
@@ -346,5 +355,5 @@ class MtevalImplementation(Implementation):
             done = _run(command, cwd=tmp)
         match = self.pattern.search(done.stdout)
         if not match:
-            raise Rejected(f"mteval-v13a.pl exited {done.returncode}: {(done.stderr or done.stdout).strip()[:300]}")
+            raise _refusal("mteval-v13a.pl", self._script, done)
         return ScoreAnswer(float(match.group(1)))

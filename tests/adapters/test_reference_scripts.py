@@ -75,8 +75,31 @@ def test_multi_bleu_names_its_reference_files_without_the_run_folder():
             script.score(empty)
         messages.append(str(refused.value))
     assert messages[0] == messages[1]
-    assert messages[0] == (f"multi-bleu.perl exited 2: ERROR: could not find reference file ref at "
-                           f"{os.environ['BLEU_ORACLE_MULTI_BLEU']} line 32.")  # (line 32 of the script: its `die`)
+    # (line 32 of the script: its `die`; Perl names the script by the path it was run from, which the message
+    # shortens to the script's file name: a record names no machine's folder)
+    assert messages[0] == ("multi-bleu.perl exited 2: ERROR: could not find reference file ref at multi-bleu.perl "
+                           "line 32.")
+    assert os.environ["BLEU_ORACLE_MULTI_BLEU"] not in messages[0]
+
+
+def test_mteval_names_itself_by_its_file_name_in_a_refusal():
+    """mteval-v13a.pl dies on a test set whose segments hold no token ("Illegal division by zero at
+    /path/to/mteval-v13a.pl line 854.", the trophy `mteval-empty-hypothesis-crash`); the refusal names the script by
+    its file name, not by the folder this machine keeps it in (committed records held /work/shared/tools/...)."""
+    import os
+
+    from oracle.adapters.base import AdapterUnavailable, Rejected
+
+    try:
+        script = load("mteval")
+    except AdapterUnavailable as exc:
+        pytest.skip(f"mteval-v13a.pl is not installed: {exc}")
+    empty = ScoreRequest(level="corpus", segments=[{"hypothesis": [], "references": [[]]}], weights=BLEU4,
+                         smoothing="exp")
+    with pytest.raises(Rejected) as refused:
+        script.score(empty)
+    assert str(refused.value) == "mteval-v13a.pl exited 255: Illegal division by zero at mteval-v13a.pl line 854."
+    assert os.environ["BLEU_ORACLE_MTEVAL"] not in str(refused.value)
 
 
 def _mteval_xml(tmp_path, hypothesis, reference):
