@@ -887,7 +887,7 @@ def what_is_known(request, answer, profile, *, overrides=None, meter=None, zero_
             return _counts_differ_alone(search, differs, expected)
         return Explanation((UNEXPLAINED,), "the score agrees: no stage of the score to name", (), None, expected)
     try:  # (the score stage's variants that give 0 are computed for its fits: each charged as in a search)
-        known = _what_is_known(search, expected, zero_variants=zero_variants)
+        known = _what_is_known(search, expected, zero_variants=zero_variants, fitted=True)
         if zero_variants or search.actual != 0 or known.name == UNEXPLAINED:
             return known
         return replace(known, description=f"{known.description}; {ZERO_VARIANTS_NOT_TRIED}")
@@ -941,10 +941,12 @@ ZERO_VARIANTS_NOT_TRIED = ("the score stage's variants that give 0 were not trie
 
 def _what_is_known(search, expected, *, zero_variants=True, fitted=False):
     """When no explanation reproduces the answer: what is known of it (`_known`); where `fitted` (a search tried every
-    reading first: `_explain`), and the returned statistics are the formulas', a free parameter of the score fitted at
-    a simple value (`_fitted`) names the record first, what is known among its fits: a fitted name needs a pattern
-    across the run's records (`mechanisms.needs_evidence`), so that a record it fits alone is named by what is known
-    (`oracle.diagnose.cover`)."""
+    reading first, `_explain`, or the run names a record by what is known without that search, `what_is_known`, after
+    its block's causes were tried on it), and the returned statistics are the formulas', a free parameter of the score
+    fitted at a simple value (`_fitted`) names the record first, what is known among its fits: a fitted name needs a
+    pattern across the run's records (`mechanisms.needs_evidence`), so that a record it fits alone is named by what is
+    known (`oracle.diagnose.cover`). Not where a search spent its budget (`_known_once_spent`: what is known costs a
+    fixed number of candidates there)."""
     known = _known(search, expected, zero_variants=zero_variants)
     found = _fitted(search) if fitted else []
     if not found:
