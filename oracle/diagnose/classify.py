@@ -952,6 +952,15 @@ def _what_is_known(search, expected, *, zero_variants=True, fitted=False):
     if not found:
         return known
     (name, value), others = found[0], found[1:]
+    if known.parts == (UNEXPLAINED,) and search.allowed is not None:
+        # a search among given names (an earlier record's fitted name, tried first): what is known is a fact of the
+        # numbers, not a name the search chose, and stays among the fits as where every name is permitted
+        # (`_with_what_is_known`)
+        allowed, search.allowed = search.allowed, None
+        try:
+            known = _known(search, expected, zero_variants=False)
+        finally:
+            search.allowed = allowed
     kept = () if known.parts == (UNEXPLAINED,) else (known.parts, *known.fitting)
     fitting = tuple(dict.fromkeys(((other,) for other, _ in others if other != name)))
     return Explanation((name,), f"{mechanisms.describe(name)} (a value the judged formulas give with it: {value!r}); "

@@ -175,3 +175,13 @@ def test_the_solved_value_lies_within_its_stated_bound():
     assert fit.bound > 1e-9  # the contract's share: an answer 1e-9 off still solves within it
     off = PARAMETERS[0].solve(terms, BP * (2 / 5) ** (1 / 6) * (1 + 5e-10), 0)
     assert abs(off.value - 0.5) <= off.bound
+
+
+def test_what_is_known_stays_among_the_fits_of_a_search_among_given_names():
+    # a later record searched among an earlier record's fitted name first (the harness's hints): named by it, and what
+    # is known of its numbers (the mean's power is a weighting: answer / BP between the least and greatest precision)
+    # is among its fits, as where every name is permitted
+    found = classify(SHORT3, ScoreAnswer(BP * (2 / 5) ** (1 / 6), SHORT3_STATISTICS), "papineni",
+                     among=("mean-raised-to-1/2",))
+    assert found.name == "mean-raised-to-1/2"
+    assert found.fitting and all(mechanisms.combination.is_partial(parts) for parts in found.fitting)
