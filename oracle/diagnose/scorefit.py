@@ -93,14 +93,24 @@ def _rational_label(value: Fraction) -> str:
     return f"minus-{text[1:]}" if text.startswith("-") else text
 
 
+def _rationals(negative: bool) -> tuple[tuple[str, float], ...]:
+    """(label, value) of the simple rationals, the smallest denominator first, then the smallest magnitude."""
+    rationals = sorted({Fraction(p, q) for q in range(1, SIMPLE_DENOMINATOR + 1)
+                        for p in range(-SIMPLE_MAGNITUDE * q if negative else 1, SIMPLE_MAGNITUDE * q + 1) if p},
+                       key=lambda f: (abs(f).denominator, abs(f), f < 0))
+    return tuple((_rational_label(f), float(f)) for f in rationals)
+
+
+#: Built once (each record's fit reads them for every parameter it tries).
+_RATIONALS = _rationals(True)
+_POSITIVE_RATIONALS = _rationals(False)
+
+
 def simple_values(terms: Terms, *, negative: bool = True, request: bool = True) -> list[tuple[str, float]]:
     """(label, value) of every simple value: the rationals p/q (q <= SIMPLE_DENOMINATOR, 0 < |p/q| <=
     SIMPLE_MAGNITUDE; negative ones where `negative`), then, where `request`, the values the request carries: its order
     N and 1/N, its segment count S and 1/S (S above 1). Labels are the names' last words."""
-    rationals = sorted({Fraction(p, q) for q in range(1, SIMPLE_DENOMINATOR + 1)
-                        for p in range(-SIMPLE_MAGNITUDE * q if negative else 1, SIMPLE_MAGNITUDE * q + 1) if p},
-                       key=lambda f: (abs(f).denominator, abs(f), f < 0))
-    values = [(_rational_label(f), float(f)) for f in rationals]
+    values = list(_RATIONALS if negative else _POSITIVE_RATIONALS)
     if request:
         n = len(terms.orders)
         values += [("the-order", float(n)), ("one-over-the-order", 1.0 / n)]
