@@ -119,6 +119,7 @@ from .mechanisms.structure import (
 from .mechanisms.text import DEPARTURES, departure_named
 from .scorefit import fits as fitted_parameters
 from .scorefit import fitted_value, terms_of
+from .scorefit import replayed as replayed_fits
 from .structure import SideLengths, line_lengths, side_lengths
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
@@ -981,8 +982,12 @@ def _fitted(search):
         return []
     reported = _reported(statistics)
     returned_bp = None if reported.bp is None else float(reported.bp)
-    return [(name, value) for name, value in fitted_parameters(terms, search.actual, returned_bp=returned_bp,
-                                                               charge=search.charge) if search.permitted(name)]
+    found = [(name, value) for name, value in fitted_parameters(terms, search.actual, returned_bp=returned_bp,
+                                                                charge=search.charge) if search.permitted(name)]
+    if search.allowed is not None:  # an earlier record's fitted names, replayed (an answer of 0 too: `replayed`)
+        given = sorted(name for name in search.allowed if is_fitted(name) and name not in dict(found))
+        found += list(replayed_fits(terms, search.actual, given, returned_bp=returned_bp))
+    return found
 
 
 def _known(search, expected, *, zero_variants=True):

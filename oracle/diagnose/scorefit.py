@@ -43,6 +43,10 @@ from fractions import Fraction
 
 from .combination import CONTRACT
 
+#: The answers no parameter is solved from: a bound of the score (1, or 100 on the 0-100 scale), which any stage that
+#: returns a constant or cuts a term gives, so that a fit there is a coincidence on one record (as float32 is not read
+#: from them, `classify._float32_readable`); 0 is never solved from (no logarithm).
+_BOUNDS = frozenset((1.0, 100.0))
 #: The largest denominator of a simple rational, and the largest magnitude of one (|p/q| <= SIMPLE_MAGNITUDE).
 SIMPLE_DENOMINATOR = 4
 SIMPLE_MAGNITUDE = 8
@@ -388,7 +392,7 @@ def fits(terms: Terms, answer: float, *, returned_bp: float | None = None,
     per parameter (per order) tried: the search's deterministic budget. A returned penalty `returned_bp` must be the
     fitted one (a parameter of the penalty) or the formulas' (any other): a fit is never chosen against the returned
     statistics."""
-    if not math.isfinite(answer) or answer <= 0:
+    if not math.isfinite(answer) or answer <= 0 or answer in _BOUNDS:
         return
     bp_right = returned_bp is None or _close(returned_bp, terms.bp)
     for parameter in PARAMETERS:
@@ -401,11 +405,7 @@ def fits(terms: Terms, answer: float, *, returned_bp: float | None = None,
             for label, value in parameter.values(terms):
                 if abs(fit.value - value) > fit.bound or _is_right(value, rights):
                     continue
-                if parameter.penalty is None:
-                    if not bp_right:
-                        continue
-                elif returned_bp is not None and not (_close(returned_bp, parameter.penalty(terms, value))
-                                                      or parameter.stem.endswith("raised-to-") and bp_right):
+                if not _penalty_agrees(parameter, terms, value, returned_bp, bp_right=bp_right):
                     continue
                 score = parameter.rescore(terms, value, k)
                 if score is not None and _close(answer, score):
@@ -419,6 +419,37 @@ def fits(terms: Terms, answer: float, *, returned_bp: float | None = None,
         charge()
         if _close(answer, score):
             yield f"{UNIFORM_OVER}{k}-orders", score
+
+
+def _penalty_agrees(parameter: Parameter | None, terms: Terms, value: float, returned_bp: float | None, *,
+                    bp_right: bool) -> bool:
+    """Whether a returned penalty is the one `parameter` at `value` computes: the fitted penalty for a parameter of
+    the penalty (its power: the formulas' penalty too, computed right and applied otherwise), else the formulas'."""
+    if parameter is None or parameter.penalty is None:
+        return bp_right
+    return returned_bp is None or _close(returned_bp, parameter.penalty(terms, value)) or (
+        parameter.stem.endswith("raised-to-") and bp_right)
+
+
+def replayed(terms: Terms, answer: float, names, *, returned_bp: float | None = None) -> Iterator[tuple[str, float]]:
+    """(name, value) of each fitted name of `names` (a search among given names: an earlier record's fits) whose
+    value on this request (`fitted_value`: no solve, the name's own value) is `answer` within the contract, a returned
+    penalty agreeing. An answer of 0 is replayed too: among given names a 0 has the evidence of the records that
+    named them (as a score stage's variant's 0 has, `classify._tiers`), where a solve could only fit it by chance."""
+    if not math.isfinite(answer):
+        return
+    bp_right = returned_bp is None or _close(returned_bp, terms.bp)
+    for name in names:
+        named = parse(name)
+        score = fitted_value(terms, name)
+        if named is None or score is None or not _close(answer, score):
+            continue
+        value = None if named.parameter is None else value_of_label(named.label, terms)
+        if named.parameter is not None and value is None:
+            continue
+        if _penalty_agrees(named.parameter, terms, value if value is not None else 0.0, returned_bp,
+                           bp_right=bp_right):
+            yield name, score
 
 
 def fitted_value(terms: Terms | None, name: str) -> float | None:
@@ -440,5 +471,5 @@ def fitted_value(terms: Terms | None, name: str) -> float | None:
 STEMS = (*(parameter.stem for parameter in PARAMETERS), UNIFORM_OVER)
 
 __all__ = ["PARAMETERS", "SIMPLE_DENOMINATOR", "SIMPLE_MAGNITUDE", "STEMS", "UNIFORM_OVER", "Fit", "Named",
-           "Parameter", "Terms", "describe", "fits", "fitted_value", "name_of", "parse", "simple_values", "terms_of",
-           "value_of_label"]
+           "Parameter", "Terms", "describe", "fits", "fitted_value", "name_of", "parse", "replayed", "simple_values",
+           "terms_of", "value_of_label"]

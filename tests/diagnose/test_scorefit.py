@@ -15,7 +15,7 @@ from oracle.adapters.base import ScoreAnswer
 from oracle.diagnose import mechanisms
 from oracle.diagnose.classify import classify, explained_value
 from oracle.diagnose.cover import minimal_cover
-from oracle.diagnose.scorefit import PARAMETERS, Terms, fits, parse
+from oracle.diagnose.scorefit import PARAMETERS, Terms, fits, parse, replayed
 from oracle.models.protocol import ScoreRequest, Segment
 
 
@@ -185,3 +185,23 @@ def test_what_is_known_stays_among_the_fits_of_a_search_among_given_names():
                      among=("mean-raised-to-1/2",))
     assert found.name == "mean-raised-to-1/2"
     assert found.fitting and all(mechanisms.combination.is_partial(parts) for parts in found.fitting)
+
+
+def test_no_parameter_is_solved_from_an_answer_of_exactly_1():
+    # 'a b' against 'a c' (by hand: c = r = 2, BP 1, p_1 = 1/2): the score 1/2. An answer of exactly 1 is the score
+    # times 2, but 1 is what any stage returning a constant or cutting a term gives: no fit is read from it
+    terms = Terms(1.0, 0.5, ((0.5, 1.0),), 2, 2, 1)
+    assert list(fits(terms, 1.0)) == []
+    assert dict(fits(terms, 1.5)) == {"score-scaled-by-3": 1.5}  # (the same arithmetic on another answer: 1/2 x 3)
+
+
+def test_an_earlier_records_fitted_name_is_replayed_on_an_answer_of_0():
+    # c = r = 800, every precision 1 (BP 1, G 1): c read as 1 gives e^(1 - 800) x 1, which underflows to 0.0 in
+    # floats, the answer and the returned BP. No solve reads a 0 (no logarithm), but among given names the earlier
+    # records' fitted name is replayed, and its 0 has their evidence (as a score variant's 0 has among given names)
+    terms = Terms(1.0, 1.0, ((1.0, 1.0),), 800, 800, 1)
+    assert list(fits(terms, 0.0, returned_bp=0.0)) == []
+    assert dict(replayed(terms, 0.0, ["brevity-penalty-with-c-as-1"], returned_bp=0.0)) == {
+        "brevity-penalty-with-c-as-1": 0.0}
+    # a returned penalty of 1 (the formulas') is not the fitted one: not replayed
+    assert list(replayed(terms, 0.0, ["brevity-penalty-with-c-as-1"], returned_bp=1.0)) == []
