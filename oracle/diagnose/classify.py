@@ -888,7 +888,7 @@ def what_is_known(request, answer, profile, *, overrides=None, meter=None, zero_
             return _counts_differ_alone(search, differs, expected)
         return Explanation((UNEXPLAINED,), "the score agrees: no stage of the score to name", (), None, expected)
     try:  # (the score stage's variants that give 0 are computed for its fits: each charged as in a search)
-        known = _what_is_known(search, expected, zero_variants=zero_variants, fitted=True)
+        known = _what_is_known(search, expected, zero_variants=zero_variants, fitted=True, charged=False)
         if zero_variants or search.actual != 0 or known.name == UNEXPLAINED:
             return known
         return replace(known, description=f"{known.description}; {ZERO_VARIANTS_NOT_TRIED}")
@@ -940,7 +940,7 @@ ZERO_VARIANTS_NOT_TRIED = ("the score stage's variants that give 0 were not trie
                            "fits, which its run did not run for it)")
 
 
-def _what_is_known(search, expected, *, zero_variants=True, fitted=False):
+def _what_is_known(search, expected, *, zero_variants=True, fitted=False, charged=True):
     """When no explanation reproduces the answer: what is known of it (`_known`); where `fitted` (a search tried every
     reading first, `_explain`, or the run names a record by what is known without that search, `what_is_known`, after
     its block's causes were tried on it), and the returned statistics are the formulas', a free parameter of the score
@@ -949,7 +949,7 @@ def _what_is_known(search, expected, *, zero_variants=True, fitted=False):
     known (`oracle.diagnose.cover`). Not where a search spent its budget (`_known_once_spent`: what is known costs a
     fixed number of candidates there)."""
     known = _known(search, expected, zero_variants=zero_variants)
-    found = _fitted(search) if fitted else []
+    found = _fitted(search, charged=charged) if fitted else []
     if not found:
         return known
     (name, value), others = found[0], found[1:]
@@ -969,11 +969,15 @@ def _what_is_known(search, expected, *, zero_variants=True, fitted=False):
                        (("computation", name),), value, expected, tuple(dict.fromkeys((*fitting, *kept))))
 
 
-def _fitted(search):
+def _fitted(search, *, charged=True):
     """(name, value) of each free parameter of the score fitted at a simple value from this record's answer
     (`scorefit.fits`), where the implementation returned statistics and they are the formulas' (a fit is never chosen
     against them; a returned BP must be the fitted one, or the formulas' where the parameter is not the penalty's),
-    each permitted by the search; each parameter tried is charged as a candidate on the input (deterministic)."""
+    each permitted by the search; each parameter tried is charged as a candidate on the input (deterministic) where
+    `charged` (a search: `_explain`), not where what is known is read without one (`what_is_known`, whose cost is the
+    oracle once and exact tests, added to its block's meter: some ten candidates more on each such record there cut
+    later searches of the block sooner, and a run's records then differed between --jobs 1 and 2,
+    tests/harness/test_budget.py)."""
     statistics, base = search.statistics, search.base
     if not statistics or base is None or _statistics_differ(statistics, base, search.n) is not None:
         return []
@@ -982,8 +986,9 @@ def _fitted(search):
         return []
     reported = _reported(statistics)
     returned_bp = None if reported.bp is None else float(reported.bp)
+    charge = search.charge if charged else (lambda: None)
     found = [(name, value) for name, value in fitted_parameters(terms, search.actual, returned_bp=returned_bp,
-                                                                charge=search.charge) if search.permitted(name)]
+                                                                charge=charge) if search.permitted(name)]
     if search.allowed is not None:  # an earlier record's fitted names, replayed (an answer of 0 too: `replayed`)
         given = sorted(name for name in search.allowed if is_fitted(name) and name not in dict(found))
         found += list(replayed_fits(terms, search.actual, given, returned_bp=returned_bp))
