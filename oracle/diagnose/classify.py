@@ -72,6 +72,7 @@ from .mechanisms.combination import (
     OTHER_COMBINATION,
     OTHER_SCALE,
     PARTIAL_NAMES,
+    is_fitted,
     is_partial,
     stages_consistent_with,
 )
@@ -116,6 +117,9 @@ from .mechanisms.structure import (
     STRUCTURES,
 )
 from .mechanisms.text import DEPARTURES, departure_named
+from .scorefit import fits as fitted_parameters
+from .scorefit import fitted_value, terms_of
+from .scorefit import replayed as replayed_fits
 from .structure import SideLengths, line_lengths, side_lengths
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
@@ -884,7 +888,7 @@ def what_is_known(request, answer, profile, *, overrides=None, meter=None, zero_
             return _counts_differ_alone(search, differs, expected)
         return Explanation((UNEXPLAINED,), "the score agrees: no stage of the score to name", (), None, expected)
     try:  # (the score stage's variants that give 0 are computed for its fits: each charged as in a search)
-        known = _what_is_known(search, expected, zero_variants=zero_variants)
+        known = _what_is_known(search, expected, zero_variants=zero_variants, fitted=True, charged=False)
         if zero_variants or search.actual != 0 or known.name == UNEXPLAINED:
             return known
         return replace(known, description=f"{known.description}; {ZERO_VARIANTS_NOT_TRIED}")
@@ -925,7 +929,7 @@ def _explain(search, conventions, expected):
     found = _first_tier(search, conventions, _float32_close, (FLOAT32,)) if _float32_readable(search, actual) else []
     if found:
         return _chosen(found, expected)
-    return _what_is_known(search, expected)
+    return _what_is_known(search, expected, fitted=True)
 
 
 _NOTHING_FITS = "no single or paired alternative convention or computation gives this value"
@@ -936,7 +940,62 @@ ZERO_VARIANTS_NOT_TRIED = ("the score stage's variants that give 0 were not trie
                            "fits, which its run did not run for it)")
 
 
-def _what_is_known(search, expected, *, zero_variants=True):
+def _what_is_known(search, expected, *, zero_variants=True, fitted=False, charged=True):
+    """When no explanation reproduces the answer: what is known of it (`_known`); where `fitted` (a search tried every
+    reading first, `_explain`, or the run names a record by what is known without that search, `what_is_known`, after
+    its block's causes were tried on it), and the returned statistics are the formulas', a free parameter of the score
+    fitted at a simple value (`_fitted`) names the record first, what is known among its fits: a fitted name needs a
+    pattern across the run's records (`mechanisms.needs_evidence`), so that a record it fits alone is named by what is
+    known (`oracle.diagnose.cover`). Not where a search spent its budget (`_known_once_spent`: what is known costs a
+    fixed number of candidates there)."""
+    known = _known(search, expected, zero_variants=zero_variants)
+    found = _fitted(search, charged=charged) if fitted else []
+    if not found:
+        return known
+    (name, value), others = found[0], found[1:]
+    if known.parts == (UNEXPLAINED,) and search.allowed is not None:
+        # a search among given names (an earlier record's fitted name, tried first): what is known is a fact of the
+        # numbers, not a name the search chose, and stays among the fits as where every name is permitted
+        # (`_with_what_is_known`)
+        allowed, search.allowed = search.allowed, None
+        try:
+            known = _known(search, expected, zero_variants=False)
+        finally:
+            search.allowed = allowed
+    kept = () if known.parts == (UNEXPLAINED,) else (known.parts, *known.fitting)
+    fitting = tuple(dict.fromkeys(((other,) for other, _ in others if other != name)))
+    return Explanation((name,), f"{mechanisms.describe(name)} (a value the judged formulas give with it: {value!r}); "
+                                f"what is known besides: {known.description}",
+                       (("computation", name),), value, expected, tuple(dict.fromkeys((*fitting, *kept))))
+
+
+def _fitted(search, *, charged=True):
+    """(name, value) of each free parameter of the score fitted at a simple value from this record's answer
+    (`scorefit.fits`), where the implementation returned statistics and they are the formulas' (a fit is never chosen
+    against them; a returned BP must be the fitted one, or the formulas' where the parameter is not the penalty's),
+    each permitted by the search; each parameter tried is charged as a candidate on the input (deterministic) where
+    `charged` (a search: `_explain`), not where what is known is read without one (`what_is_known`, whose cost is the
+    oracle once and exact tests, added to its block's meter: some ten candidates more on each such record there cut
+    later searches of the block sooner, and a run's records then differed between --jobs 1 and 2,
+    tests/harness/test_budget.py)."""
+    statistics, base = search.statistics, search.base
+    if not statistics or base is None or _statistics_differ(statistics, base, search.n) is not None:
+        return []
+    terms = terms_of(base, len(search.ctx.request.segments))
+    if terms is None:
+        return []
+    reported = _reported(statistics)
+    returned_bp = None if reported.bp is None else float(reported.bp)
+    charge = search.charge if charged else (lambda: None)
+    found = [(name, value) for name, value in fitted_parameters(terms, search.actual, returned_bp=returned_bp,
+                                                                charge=charge) if search.permitted(name)]
+    if search.allowed is not None:  # an earlier record's fitted names, replayed (an answer of 0 too: `replayed`)
+        given = sorted(name for name in search.allowed if is_fitted(name) and name not in dict(found))
+        found += list(replayed_fits(terms, search.actual, given, returned_bp=returned_bp))
+    return found
+
+
+def _known(search, expected, *, zero_variants=True):
     """When no explanation reproduces the answer: what is known of it (`combination.stages_consistent_with`), named
     as a partial explanation -- the first diverging layer, and the score stage the answer is consistent with --,
     the others that hold among its fits, and so do the score stage's variants that give an answer of 0
@@ -1689,7 +1748,7 @@ def explained_value(request, profile, change, *, overrides=None):
     for key, value in change:
         if key == "computation":
             if value not in known_names() and not value.startswith(OTHER_COUNTING) and not is_partial((value,)) \
-                    and parse_capped(value) is None:
+                    and parse_capped(value) is None and not is_fitted(value):
                 raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
             computations.append(value)
         elif key == "smoothing":
@@ -1726,8 +1785,16 @@ def explained_value(request, profile, change, *, overrides=None):
         counted = _counted_value(ctx, result, tuple(counting_names)) if counting_of(name) is not None else None
         # a name both a counting alternative and a computation (tfma's empty-reference batch: the counting sees
         # the segments, the computation the stateful plan's batches) is the computation where the counting is silent
-        value = counted if counted is not None or name not in functions else functions[name](ctx, result)
+        value = counted if counted is not None else _computed_value(ctx, result, name, functions)
     return value
+
+
+def _computed_value(ctx, result, name, functions):
+    """The value of computation `name` on `result` (`functions`: the declared computations); a fitted parameter of the
+    score at its fitted value on this request's terms (`scorefit.fitted_value`); None for any other name."""
+    if is_fitted(name):
+        return fitted_value(terms_of(result, len(ctx.request.segments)), name)
+    return functions[name](ctx, result) if name in functions else None
 
 
 #: `_read_by`'s answer for a name whose computations after it read the request as it is.

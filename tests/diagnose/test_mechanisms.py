@@ -171,8 +171,17 @@ def test_names_needing_evidence_are_the_catalogues():
     assert not needs_evidence(())
     # a family whose parameter is searched for (a cap on one side's lengths): each member, as the records read it
     families = {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and m.family}
-    assert families == set(CAPPED_SIDES)
-    assert all(needs_evidence((f"{stem}7-tokens",)) and not needs_evidence((f"{stem}tokens",)) for stem in families)
+    # and the score's free parameters fitted from one record (score-fit: one equation in one unknown has a solution on
+    # any record), each member well formed as scorefit's naming scheme writes it
+    fitted = {"mean-raised-to-", "brevity-penalty-raised-to-", "score-scaled-by-", "weight-of-order-",
+              "brevity-penalty-with-r-as-", "brevity-penalty-with-c-as-", "weights-as-uniform-over-"}
+    assert families == set(CAPPED_SIDES) | fitted
+    assert all(needs_evidence((f"{stem}7-tokens",)) and not needs_evidence((f"{stem}tokens",)) for stem in CAPPED_SIDES)
+    members = ("mean-raised-to-1/2", "brevity-penalty-raised-to-minus-4", "score-scaled-by-the-segment-count",
+               "weight-of-order-2-as-0", "brevity-penalty-with-r-as-1", "brevity-penalty-with-c-as-the-order",
+               "weights-as-uniform-over-3-orders")
+    assert all(needs_evidence((member,)) for member in members)
+    assert not any(needs_evidence((f"{stem}x",)) for stem in fitted)
 
 
 def test_known_names_are_the_replayable_computations():

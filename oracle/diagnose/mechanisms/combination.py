@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from oracle.diagnose import combination
+from oracle.diagnose import combination, scorefit
 from oracle.diagnose.combination import (
     PartialName,
     Stage,
@@ -200,6 +200,23 @@ def is_partial(parts: Iterable[str]) -> bool:
 
 _BATCH_MEAN_NAMES = frozenset(name for name, _ in BATCH_MEAN_VARIANTS)
 
+# -- a free parameter of the score fitted from the record (score-fit, issue 36) ------------------------------------
+
+#: The fitted families' stems (`oracle.diagnose.scorefit`): a name is a stem and the fitted value's label, e.g.
+#: `mean-raised-to-1/2`, `brevity-penalty-with-r-as-1`, `weight-of-order-2-as-0`, `weights-as-uniform-over-3-orders`.
+FITTED_STEMS = scorefit.STEMS
+#: What a fitted name says, whatever its parameter (a member's own words: `scorefit.describe`).
+FITTED_WORDS = ("fitted from the score, not read from a line of code: the statistics are the formulas' and the answer "
+                "is their score with one free parameter of its expression (the mean's power, the penalty's power, the "
+                "scale, one order's weight, the lengths in the penalty, the weights over fewer orders) at a simple "
+                "value")
+
+
+def is_fitted(name: str) -> bool:
+    """Whether `name` is a fitted parameter's name, well formed (`scorefit.parse`)."""
+    return scorefit.parse(name) is not None
+
+
 MECHANISMS = [
     # a variant is also tried as a computation (`mechanisms.computations.COMBINATION_COMPUTATIONS`), which adds its
     # route; never with a convention: the variants are many and reach simple numbers (2^-1.5, 1/2, ...) that a
@@ -213,11 +230,15 @@ MECHANISMS = [
                 SCORE | BP if name in BREVITY_PENALTY_VARIANTS else SCORE, RECOMPUTE,
                 needs_evidence=name in _SIMPLE_NUMBER_VARIANTS, pairs_with_conventions=False)
       for name, function in MATRIX_VARIANTS),
+    # a free parameter fitted from one record's answer: one equation in one unknown fits some value on any record, so
+    # a fitted name names a run's records only with a pattern across them (`needs_evidence`), never by one record
+    *(Mechanism(stem, COMBINATION, FITTED_WORDS, SCORE | BP, FREE, family=True, words_of=scorefit.describe,
+                needs_evidence=True, pairs_with_conventions=False) for stem in FITTED_STEMS),
     # decided by exact tests on the returned numbers; no value is replayed from them
     *(Mechanism(name, COMBINATION, words, SCORE | BP, FREE) for name, words in PARTIAL_NAMES.items()),
 ]
 
 __all__ = ["BATCH_MEAN_VARIANTS", "BATCH_SIZES", "BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS",
-           "MATRIX_VARIANTS", "MECHANISMS", "OTHER_BREVITY_PENALTY", "OTHER_COMBINATION", "OTHER_SCALE",
-           "OTHER_WEIGHTING", "PARTIAL_NAMES",
-           "STAGE_NAMES", "WHAT_IS_KNOWN", "batch_mean_name", "is_partial", "stages_consistent_with"]
+           "FITTED_STEMS", "FITTED_WORDS", "MATRIX_VARIANTS", "MECHANISMS", "OTHER_BREVITY_PENALTY",
+           "OTHER_COMBINATION", "OTHER_SCALE", "OTHER_WEIGHTING", "PARTIAL_NAMES", "STAGE_NAMES", "WHAT_IS_KNOWN",
+           "batch_mean_name", "is_fitted", "is_partial", "stages_consistent_with"]
