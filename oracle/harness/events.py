@@ -264,6 +264,7 @@ class RootCauseTally:
         kept = self._passing.setdefault(passing.request.smoothing.method, [])
         if len(kept) < PASSING_SAMPLE:
             kept.append(passing)
+            self._read.clear()  # (a name read before on fewer requests is read again)
 
     def passing_kept(self) -> dict[str, int]:
         """Smoothing method -> passing requests kept (each at most PASSING_SAMPLE)."""
