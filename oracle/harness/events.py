@@ -199,13 +199,13 @@ def smoothing_of(record: Record) -> str | None:
 
 
 def passing_of(record: Record) -> Passing | None:
-    """A passing random example's request and the score answered: one judged against the oracle's expectation under
-    the run's profile alone. None for any other record: a case (its expectation may come with the case's own
-    conventions, which the record does not carry), a metamorphic or series record or an example's companion (id
-    `random-S-I~...`: a relation that held says two answers agree, not that either is right), one without its
-    request or a score."""
+    """A passing random example's request and the score answered: a request judged against the oracle's expectation
+    under the run's profile alone (an example, or one of the inputs it brings along judged the same way: its text,
+    brackets, line-ends companions, kind "example" too). None for any other record: a case (its expectation may come
+    with the case's own conventions, which the record does not carry), a metamorphic or series record (a relation
+    that held says two answers agree, not that either is right), one without its request or a score."""
     request, actual = record.request, record.actual
-    if record.outcome is not Outcome.PASS or record.kind != "example" or "~" in record.id:
+    if record.outcome is not Outcome.PASS or record.kind != "example":
         return None
     if not isinstance(request, ScoreRequest) or not request.segments:
         return None

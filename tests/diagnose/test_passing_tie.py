@@ -160,15 +160,16 @@ def test_the_sample_never_exceeds_its_cap(passing_count):
 
 
 def test_only_random_examples_judged_against_the_oracle_are_sampled():
-    """A passing case (its expectation may come with the case's own conventions) and an example's companion or
-    relation (a relation that held says two answers agree, not that either is right) are not kept; nor is a failing
-    record."""
+    """A passing case (its expectation may come with the case's own conventions) and a relation's record (a relation
+    that held says two answers agree, not that either is right) are not kept; nor is a failing record. An example's
+    companion judged against the oracle (kind example, id random-S-I~brackets) is."""
     tally = RootCauseTally(profile=PROFILE)
     case = passing(1, *ALL_MATCHED, ADD_ONE).model_copy(update={"kind": "case", "id": "papineni-1"})
     relation = passing(2, *ALL_MATCHED, ADD_ONE).model_copy(update={"kind": "metamorphic", "id": "random-0-2~swap"})
-    companion = passing(3, *ALL_MATCHED, ADD_ONE).model_copy(update={"id": "random-0-3~refused"})
-    for record in (case, relation, companion, failing(4, ADD_ONE)):
+    series = passing(3, *ALL_MATCHED, ADD_ONE).model_copy(update={"kind": "series", "id": "random-0-3~series"})
+    for record in (case, relation, series, failing(4, ADD_ONE)):
         tally.add(record)
     assert tally.passing_kept() == {}
-    tally.add(passing(5, *ALL_MATCHED, ADD_ONE))
-    assert tally.passing_kept() == {"add-k": 1}
+    tally.add(passing(5, *ALL_MATCHED, ADD_ONE).model_copy(update={"id": "random-0-5~brackets"}))
+    tally.add(passing(6, *ALL_MATCHED, ADD_ONE))
+    assert tally.passing_kept() == {"add-k": 2}
