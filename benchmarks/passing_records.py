@@ -19,21 +19,9 @@ from collections import Counter
 
 from oracle.diagnose.classify import explained_value
 from oracle.diagnose.combination import CONTRACT
+from oracle.diagnose.equals import change_of
 from oracle.formulas.errors import BleuOracleError
 from oracle.harness.events import read_results
-
-
-def change_of(parts: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
-    """An explanation's change for a cause's parts (None for a convention, not read here)."""
-    out = []
-    for part in parts:
-        if part.startswith("smoothing="):
-            out.append(("smoothing", part.removeprefix("smoothing=")))
-        elif "=" in part:
-            return None
-        else:
-            out.append(("computation", part))
-    return tuple(out)
 
 
 def main(argv: list[str]) -> int:

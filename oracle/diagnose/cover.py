@@ -42,7 +42,7 @@ tie, compared as written: the order the run's names were always given in).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from oracle.models.results import WithAlternatives, cause_name
@@ -62,6 +62,9 @@ PATTERN_RECORDS = 2
 Cause = tuple[str, ...]
 #: A record's fitting causes, its own first (`Classification.signature_parts`).
 Signature = tuple[Cause, ...]
+#: Among equals: given a tie's causes (the one chosen first, then those that fit its records as well) and the
+#: signatures of the records they all fit, the causes not ruled out, in the order given (`oracle.diagnose.equals`).
+AmongEquals = Callable[[tuple[Cause, ...], tuple[Signature, ...]], tuple[Cause, ...]]
 
 
 @dataclass(frozen=True)
@@ -123,13 +126,17 @@ def reachable(causes: Sequence[Cause], pairs: set[Cause]) -> set[Cause]:
     return set(causes) | {pair for pair in pairs if singles.intersection(pair)}
 
 
-def minimal_cover(signatures: Mapping[Signature, int], confirmed: frozenset[Cause] = frozenset()) -> list[RunCause]:
+def minimal_cover(signatures: Mapping[Signature, int], confirmed: frozenset[Cause] = frozenset(),
+                  among_equals: AmongEquals | None = None) -> list[RunCause]:
     """The run's causes: `signatures` maps each record's fitting causes (its primary cause first) to the number
     of records with exactly those; the result covers every record, largest group first. A cause needing evidence
     (`needs_evidence`) that fewer than PATTERN_RECORDS records fit and no probe confirmed (`confirmed`) names no
     cause: its records are covered by their other causes, or by UNEXPLAINED. That evidence is counted among the
     records no larger cause already accounts for: a cause the main cause's records fit as well needs a pattern of its
-    own to name the others. Each cause's `signatures` are the records' own (as given)."""
+    own to name the others. Each cause's `signatures` are the records' own (as given). `among_equals`: where causes
+    tie (the chosen one has alternatives), those it rules out are dropped from the tie and the first left is chosen
+    (every cause of a tie fits exactly the same records, so no record moves to another group); it never leaves
+    none (`settled`)."""
     remaining = {signature: count for signature, count in signatures.items() if signature and count > 0}
     everywhere = unsupported(remaining, confirmed)
     primary: Counter[Cause] = Counter()
@@ -151,9 +158,29 @@ def minimal_cover(signatures: Mapping[Signature, int], confirmed: frozenset[Caus
         common = set.intersection(*(fitting[s] for s in taken)) - {chosen}
         if not states_what_is_known(chosen):
             common = {other for other in common if not states_what_is_known(other)}
-        causes.append(RunCause(chosen, records, tuple(sorted(common, key=cause_name)), taken))
+        alternatives = tuple(sorted(common, key=cause_name))
+        if alternatives and among_equals is not None:
+            tie = settled((chosen, *alternatives), among_equals((chosen, *alternatives), taken))
+            chosen = min(tie, key=lambda c: (-primary[c], cause_name(c)))  # (the one chosen, where it is kept)
+            alternatives = tuple(sorted((other for other in tie if other != chosen
+                                         and (states_what_is_known(chosen) or not states_what_is_known(other))),
+                                        key=cause_name))
+        causes.append(RunCause(chosen, records, alternatives, taken))
     causes.sort(key=lambda c: (-c.records, c.name))
     return causes
+
+
+def settled(tied: tuple[Cause, ...], kept: Sequence[Cause]) -> tuple[Cause, ...]:
+    """A tie's causes after `among_equals` kept `kept` of them: those kept, in the tie's order (the one chosen
+    first); the whole tie where it kept none (a tie is never left without a name).
+
+    >>> settled((("a",), ("b",), ("c",)), [("c",), ("b",)])
+    (('b',), ('c',))
+    >>> settled((("a",), ("b",)), [])
+    (('a',), ('b',))
+    """
+    survivors = tuple(cause for cause in tied if cause in set(kept))
+    return survivors or tied
 
 
 def run_name_of(signature: Sequence[Cause], run_causes: Sequence[Cause]) -> Cause:
@@ -170,5 +197,6 @@ def run_name_of(signature: Sequence[Cause], run_causes: Sequence[Cause]) -> Caus
     return signature[0]
 
 
-__all__ = ["PATTERN_RECORDS", "UNEXPLAINED_CAUSE", "Cause", "RunCause", "Signature", "joined_pairs", "minimal_cover",
-           "needs_evidence", "reachable", "run_name_of", "states_what_is_known", "unsupported", "with_evidence"]
+__all__ = ["PATTERN_RECORDS", "UNEXPLAINED_CAUSE", "AmongEquals", "Cause", "RunCause", "Signature", "joined_pairs",
+           "minimal_cover", "needs_evidence", "reachable", "run_name_of", "settled", "states_what_is_known",
+           "unsupported", "with_evidence"]

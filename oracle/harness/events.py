@@ -43,9 +43,10 @@ from pydantic_core import PydanticSerializationError
 from oracle.diagnose import mechanisms
 from oracle.diagnose.cover import PATTERN_RECORDS, UNEXPLAINED, Cause, Signature, minimal_cover, needs_evidence
 from oracle.diagnose.cover import RunCause as CoveredCause
+from oracle.diagnose.equals import PASSING_SAMPLE, Passing, not_contradicted
 from oracle.diagnose.stale import CONFIRMED_BY
 from oracle.formulas.errors import FileWriteError, os_reason
-from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER
+from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER, Outcome
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import (
     SCHEMA,
@@ -174,6 +175,9 @@ class FailureCause:
     signature: Signature
     documented: tuple[str, ...] = ()
     confirmed: bool = False
+    #: the smoothing method of the input it reports (None where it reports no score request): the scope of the
+    #: passing requests a tie among its names is read on (`oracle.diagnose.equals`)
+    smoothing: str | None = None
 
     @classmethod
     def of(cls, record: Record) -> FailureCause | None:
@@ -182,7 +186,31 @@ class FailureCause:
         if record.good or classification is None or not classification.name:
             return None
         return cls(classification.signature_parts, tuple(classification.documented),
-                   any(key == CONFIRMED_BY for key, _ in classification.change))
+                   any(key == CONFIRMED_BY for key, _ in classification.change), smoothing_of(record))
+
+
+def smoothing_of(record: Record) -> str | None:
+    """The smoothing method of the input a record reports (the shrunk one when shrunk, as `input_size`)."""
+    payload = record.reported_input
+    if payload is None and isinstance(record.request, ScoreRequest):
+        payload = record.request
+    smoothing = getattr(payload, "smoothing", None)
+    return getattr(smoothing, "method", None)
+
+
+def passing_of(record: Record) -> Passing | None:
+    """A passing random example's request and the score answered: a request judged against the oracle's expectation
+    under the run's profile alone (an example, or one of the inputs it brings along judged the same way: its text,
+    brackets, line-ends companions, kind "example" too). None for any other record: a case (its expectation may come
+    with the case's own conventions, which the record does not carry), a metamorphic or series record (a relation
+    that held says two answers agree, not that either is right), one without its request or a score."""
+    request, actual = record.request, record.actual
+    if record.outcome is not Outcome.PASS or record.kind != "example":
+        return None
+    if not isinstance(request, ScoreRequest) or not request.segments:
+        return None
+    score = getattr(actual, "score", None)
+    return None if score is None else Passing(request, float(score))
 
 
 class RootCauseTally:
@@ -197,18 +225,27 @@ class RootCauseTally:
     names and counts (`run_causes`): a session adds each failing record's `FailureCause` (`add_cause`), and keeps
     no record."""
 
-    def __init__(self, *, keep_records=False):
+    def __init__(self, *, keep_records=False, profile: str | None = None):
         self.keep_records = keep_records
-        self._signatures = {}
+        self._signatures: dict[Signature, dict] = {}
         self._position = 0
         #: names a record's probes confirmed (`oracle.diagnose.stale.confirmed`): evidence without a second record
-        self._confirmed = set()
+        self._confirmed: set[Cause] = set()
+        #: the judged profile, under which a tie's names are read on the passing requests (None: not read)
+        self.profile = profile
+        #: smoothing method -> the first PASSING_SAMPLE requests of that method answered right (`add_passing`)
+        self._passing: dict[str, list[Passing]] = {}
+        #: the names each tie kept, as a run's footer gave them (`settle_as`): where no passing request was kept
+        self._settled: frozenset[Cause] | None = None
+        self._read: dict[tuple[Cause, str | None], bool] = {}
 
     def add(self, record: Record) -> None:
-        """Count a record (a good one counts nothing), keeping it where it is its group's smallest so far."""
+        """Count a record (a good one counts nothing but its passing request: `add_passing`), keeping it where it is
+        its group's smallest so far."""
         position, self._position = self._position, self._position + 1
         cause = FailureCause.of(record)
         if cause is None:
+            self.add_passing(record)
             return
         entry = self._counted(cause)
         size = (input_size(record), position)
@@ -224,20 +261,64 @@ class RootCauseTally:
         """Count a failing record by its cause alone: enough for `run_causes`, not for `groups`."""
         self._counted(cause)
 
+    def add_passing(self, record: Record) -> None:
+        """Keep a passing record's request and answer, where fewer than PASSING_SAMPLE of its smoothing method are
+        kept (the first ones: memory bounded whatever the run's length); any other record keeps nothing."""
+        passing = passing_of(record) if self.profile is not None else None
+        if passing is None:
+            return
+        kept = self._passing.setdefault(passing.request.smoothing.method, [])
+        if len(kept) < PASSING_SAMPLE:
+            kept.append(passing)
+            self._read.clear()  # (a name read before on fewer requests is read again)
+
+    def passing_kept(self) -> dict[str, int]:
+        """Smoothing method -> passing requests kept (each at most PASSING_SAMPLE)."""
+        return {method: len(kept) for method, kept in self._passing.items()}
+
+    def settle_as(self, causes: tuple[RunCause, ...] | None) -> None:
+        """Read a tie as the run did, where this tally kept no passing request (a report read from results.jsonl,
+        whose passing records are read without their requests): a tie keeps the names the run's footer `causes` give
+        (as causes or alternatives), all of them where it gives none of them."""
+        self._settled = frozenset(parts for cause in causes or () for parts in (cause.parts, *cause.alternative_parts))
+
+    def _among_equals(self, tied: tuple[Cause, ...], taken: tuple[Signature, ...]) -> tuple[Cause, ...]:
+        """The names of a tie not ruled out: by the passing requests of the scope its records share
+        (`oracle.diagnose.equals`), or as the run's footer settled it (`settle_as`)."""
+        if self._settled is not None and not self._passing:
+            return tuple(parts for parts in tied if parts in self._settled)
+        if self.profile is None or not self._passing:
+            return tied
+        methods = set().union(*(self._signatures[s]["smoothing"] for s in taken))
+        scope = next(iter(methods)) if len(methods) == 1 else None
+        return tuple(parts for parts in tied if not self._contradicted(parts, scope))
+
+    def _contradicted(self, parts: Cause, scope: str | None) -> bool:
+        """Whether a passing request of smoothing method `scope` (None: of any) contradicts the name `parts`."""
+        key = (parts, scope)
+        if key not in self._read:
+            passing = [p for method in sorted(self._passing) if scope in (None, method) for p in self._passing[method]]
+            self._read[key] = not not_contradicted((parts,), passing, str(self.profile))
+        return self._read[key]
+
     def _counted(self, cause: FailureCause) -> dict:
         if cause.confirmed:
             self._confirmed.add(cause.signature[0])
         entry = self._signatures.get(cause.signature)
         if entry is None:
             entry = self._signatures[cause.signature] = {"count": 0, "smallest": None, "documented": set(),
-                                                         "records": [], "said": set()}
+                                                         "records": [], "said": set(), "smoothing": set()}
         entry["count"] += 1
         entry["documented"].update(cause.documented)
+        entry["smoothing"].add(cause.smoothing)  # (a few methods at most, and None)
         return entry
+
+    def _cover(self) -> list[CoveredCause]:
+        return minimal_cover(self._counts(), frozenset(self._confirmed), self._among_equals)
 
     def run_names(self) -> list[Cause]:
         """The run's causes (their parts), largest first: what records are named by run-wide (`run_name_of`)."""
-        return [cause.parts for cause in minimal_cover(self._counts(), frozenset(self._confirmed))]
+        return [cause.parts for cause in self._cover()]
 
     def _counts(self) -> dict[Signature, int]:
         return {signature: entry["count"] for signature, entry in self._signatures.items()}
@@ -246,7 +327,7 @@ class RootCauseTally:
         """(the run cause, its signatures' entries, the documented classes of them all), largest first (then by
         name)."""
         out = []
-        for cause in minimal_cover(self._counts(), frozenset(self._confirmed)):
+        for cause in self._cover():
             entries = [self._signatures[s] for s in cause.signatures]
             out.append((cause, entries, sorted(set().union(*(e["documented"] for e in entries)))))
         out.sort(key=lambda covered: (-covered[0].records, covered[0].name))

@@ -257,6 +257,8 @@ class _Tally:
         cause = FailureCause.of(record)
         if cause is not None:
             self.causes.add_cause(cause)
+        else:
+            self.causes.add_passing(record)
 
 
 def _merged(record: Record, tracker: BaselineTracker, report: str) -> Record:
@@ -283,7 +285,7 @@ def merge_streams(shards: list[ShardStream], out: Path, *, baseline: Baseline | 
     refusal = tracker.another(implementation, first.judged_profile)
     if refusal is not None:  # before a line is written
         raise BleuValueError(refusal)
-    tally = _Tally(count_outcomes(), RootCauseTally())
+    tally = _Tally(count_outcomes(), RootCauseTally(profile=first.judged_profile))
     with ResultsWriter(out) as writer:
         writer.write(first.model_copy(update={"settings": settings,
                                               "started": min(s.header.started for s in shards)}))

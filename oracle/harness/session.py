@@ -290,7 +290,7 @@ class Session:
         self.counts = count_outcomes()
         #: over the whole run: the root causes of the failing records (`FailureCause`s counted), for the footer;
         #: memory does not grow with --examples however many fail (the console reads the report)
-        self.root_causes = RootCauseTally()
+        self.root_causes = RootCauseTally(profile=profile)
         #: where the report ends up (named in reproduction lines), and where this run writes it meanwhile
         self.report_dir = Path(settings.report)
         self.work_dir = Path(work_dir) if work_dir is not None else self.report_dir
@@ -483,6 +483,8 @@ class Session:
         cause = FailureCause.of(record)
         if cause is not None:
             self.root_causes.add_cause(cause)
+        else:  # a bounded sample of the passing requests, read where names tie (`RootCauseTally.add_passing`)
+            self.root_causes.add_passing(record)
         if progress and record.kind not in RIDING_KINDS and "~" not in record.id:  # cases and examples
             self.progress.update(outcome)
         elif progress:  # a companion's or a relation's record: in the tally, not an input of its own

@@ -959,6 +959,8 @@ def write_reports(results, *, markdown=None, junit=None, badge_file=None, summar
     otherwise both come from `results.records`."""
     if summary is None:
         summary = tally(results.records)
+    if results.footer is not None:  # a tie among names as the run settled it on its passing requests
+        summary.root_causes.settle_as(results.footer.causes)
     written = []
     if markdown is not None:
         written.append(write_atomically(markdown, markdown_summary(results, summary)))
