@@ -63,6 +63,8 @@ from .computations import (
     structured_ruled_out,
     structured_size,
 )
+from .countfit import fit as fit_counting
+from .countfit import fitted_words, is_fitted
 from .counting import best_single_reference_matches, fold_of
 from .expect import ORACLE_REFUSALS, oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
@@ -1097,6 +1099,7 @@ def _from_returned_counts(search, conventions):
         found = found or _identity_ignored(search, value)  # (then: `mechanisms.counting.IDENTITY_IGNORED`)
         found = found or _stage_kinds(search, value)  # (then the counting stages by kind: `STAGE_KINDS`)
         found = found or _by_side_pairs(search)  # (each side its own operator, after every single explanation)
+        found = found or _fitted_counting(search, value)  # (last: a fit of the returned integers, `countfit`)
     except _BudgetSpent:
         if not found:
             raise
@@ -1156,6 +1159,23 @@ def _stage_kinds(search, value):
     .STAGE_KINDS`: an extractor's window moved, min and max exchanged in the clip, one segment's counts, a field read
     for another), where nothing else gave them."""
     return _exact_counting_variants(search, value, matching_stage_kinds)
+
+
+def _fitted_counting(search, value):
+    """The counting grammar's expressions that give the returned counts exactly, every differing field fitted
+    (`oracle.diagnose.countfit`), where no named counting variant gave them: each fit an explanation of one part a
+    field, the smallest first. Each needs evidence (`mechanisms.needs_evidence`), so `_with_what_is_known` keeps
+    `other-counting-of-<layer>` beside them and one record's coincidence names no run. Nothing where the search's
+    budget is spent during the fit (what is known stands)."""
+    if not search.statistics or search.base is None:
+        return []
+    ctx = search.ctx
+    fits = fit_counting(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
+                        search.base.statistics, permitted=search.permitted, charge=search.charge,
+                        spent=(_BudgetSpent,))
+    return [Explanation(parts, "; and ".join(map(fitted_words, parts)),
+                        tuple(("computation", part) for part in parts), value)
+            for parts in fits if search.permitted(*parts)]
 
 
 def _exact_counting_variants(search, value, matching):
@@ -1262,6 +1282,7 @@ def _score_agrees(search, conventions, expected):
     found = found or _counting_under_conventions(search, strong, expected) + _length_and_clipping(search, expected)
     found = found or _identity_ignored(search, expected)  # (last, as in `_from_returned_counts`)
     found = found or _by_side_pairs(search)  # (each side its own operator, as in `_from_returned_counts`)
+    found = found or _fitted_counting(search, expected)  # (last, as in `_from_returned_counts`)
     if found:
         return _chosen(_with_what_is_known(search, found, _counts_differ_known(differs, expected)), expected)
     return _counts_differ_alone(search, differs, expected)
@@ -1689,7 +1710,7 @@ def explained_value(request, profile, change, *, overrides=None):
     for key, value in change:
         if key == "computation":
             if value not in known_names() and not value.startswith(OTHER_COUNTING) and not is_partial((value,)) \
-                    and parse_capped(value) is None:
+                    and parse_capped(value) is None and not is_fitted(value):
                 raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
             computations.append(value)
         elif key == "smoothing":
@@ -1781,7 +1802,8 @@ def _counted_value(ctx, result, names):
         changed.update(counts)
     statistics = result.statistics
     # counts that may exceed their totals are an implementation's, read as returned ones are (`returned_statistics`)
-    alternative = (returned_statistics if OVER_TOTALS.intersection(names) else bleu.Statistics)(
+    over_totals = OVER_TOTALS.intersection(names) or any(map(is_fitted, names))  # (a fit's matches may exceed)
+    alternative = (returned_statistics if over_totals else bleu.Statistics)(
         changed.get("hyp_len", statistics.hyp_len),  # (empty-hypotheses-dropped, empty-sentence-end-token change c)
         changed.get("ref_len", statistics.ref_len),
         changed.get("matches", tuple(statistics.matches[:n])),

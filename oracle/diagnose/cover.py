@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from oracle.models.results import WithAlternatives, cause_name
 
+from .countfit import FITTED, is_fitted
 from .mechanisms import needs_evidence
 from .mechanisms.combination import is_partial
 from .mechanisms.counting import OTHER_COUNTING, covers_its_parts
@@ -146,6 +147,7 @@ def minimal_cover(signatures: Mapping[Signature, int], confirmed: frozenset[Caus
             for cause in fitting[signature]:
                 reach[cause] += count
         chosen = min(reach, key=lambda c: (-reach[c], -primary[c], cause_name(c)))
+        chosen = _fitted_over_known(chosen, reach, primary)
         taken = tuple(sorted((s for s in remaining if chosen in fitting[s]), key=_signature_order))
         records = sum(remaining.pop(s) for s in taken)
         common = set.intersection(*(fitting[s] for s in taken)) - {chosen}
@@ -154,6 +156,22 @@ def minimal_cover(signatures: Mapping[Signature, int], confirmed: frozenset[Caus
         causes.append(RunCause(chosen, records, tuple(sorted(common, key=cause_name)), taken))
     causes.sort(key=lambda c: (-c.records, c.name))
     return causes
+
+
+def _fitted_over_known(chosen: Cause, reach: Mapping[Cause, int], primary: Mapping[Cause, int]) -> Cause:
+    """`chosen`, or where it is what is known of one layer's counts (`other-counting-of-<layer>`), the fitted counting
+    of that layer (`oracle.diagnose.countfit`: an expression of the counting grammar, exact on every field that
+    differs) that more than half the records it reaches fit, PATTERN_RECORDS at least (`reach`, counted among the
+    records no larger cause accounts for, the unsupported left out): the pattern across records a fitted name needs.
+    What is known covers every record a fit covers (it stays among a fitted record's fits, `classify
+    ._with_what_is_known`), so the greedy reach alone never names a fit; the records the fit leaves keep what is known,
+    a cause of their own. A run without a fitted record is covered as before."""
+    if len(chosen) != 1 or not chosen[0].startswith(OTHER_COUNTING):
+        return chosen
+    stem = f"{chosen[0].removeprefix(OTHER_COUNTING)}{FITTED}"
+    fitted = [cause for cause in reach if all(map(is_fitted, cause)) and any(part.startswith(stem) for part in cause)
+              and reach[cause] >= PATTERN_RECORDS and 2 * reach[cause] > reach[chosen]]
+    return min(fitted, key=lambda c: (-reach[c], -primary[c], cause_name(c)), default=chosen)
 
 
 def run_name_of(signature: Sequence[Cause], run_causes: Sequence[Cause]) -> Cause:

@@ -171,8 +171,15 @@ def test_names_needing_evidence_are_the_catalogues():
     assert not needs_evidence(())
     # a family whose parameter is searched for (a cap on one side's lengths): each member, as the records read it
     families = {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and m.family}
-    assert families == set(CAPPED_SIDES)
-    assert all(needs_evidence((f"{stem}7-tokens",)) and not needs_evidence((f"{stem}tokens",)) for stem in families)
+    fitted = {f"{field}-fitted-as-" for field in ("hyp_len", "ref_len", "matches", "totals")}
+    assert families == set(CAPPED_SIDES) | fitted
+    assert all(needs_evidence((f"{stem}7-tokens",)) and not needs_evidence((f"{stem}tokens",))
+               for stem in CAPPED_SIDES)
+    # a counting field's arithmetic fitted to one record's integers (counting-fit): each expression of the grammar, a
+    # name outside it not
+    assert needs_evidence(("ref_len-fitted-as-longest-reference",))
+    assert needs_evidence(("totals-fitted-as-windows-of-width-n+2",))
+    assert not needs_evidence(("ref_len-fitted-as-something-else",))
 
 
 def test_known_names_are_the_replayable_computations():

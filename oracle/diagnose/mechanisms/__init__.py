@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from oracle.diagnose.countfit import is_fitted
+
 from . import combination, computations, conventions, counting, errors, smoothing, state, structure, text
 from .computations import COMPUTATIONS
 from .counting import OTHER_COUNTING
@@ -146,7 +148,8 @@ def needs_evidence(parts: tuple[str, ...]) -> bool:
     `oracle.diagnose.cover`): a state carried from an earlier request or float32 precision, which one wrong number can
     fit by chance; a batch mean's size, a cap on one side's lengths, searched for, which one record can fit by the
     choice; one segment's length for the corpus's. A family's member counts only where well formed (a cap is a
-    positive integer: `mechanisms.counting.parse_capped`). And a structure read as what is known
+    positive integer: `mechanisms.counting.parse_capped`; a fitted counting one of the grammar's expressions:
+    `oracle.diagnose.countfit.is_fitted`). And a structure read as what is known
     (`_structure_as_what_is_known`)."""
     return any(_needs_evidence(part) for part in parts) or _structure_as_what_is_known(parts)
 
@@ -165,7 +168,7 @@ def _needs_evidence(part: str) -> bool:
     mechanism = lookup(part)
     if mechanism is None or not mechanism.needs_evidence:
         return False
-    return not mechanism.family or counting.parse_capped(part) is not None
+    return not mechanism.family or counting.parse_capped(part) is not None or is_fitted(part)
 
 
 def process_state_names() -> tuple[str, ...]:
