@@ -1855,7 +1855,10 @@ __all__ = [
 
 def names_a_mechanism(parts: tuple[str, ...]) -> bool:
     """Whether a root cause (its parts: `Classification.parts`) names a mechanism: not `unexplained`, and not only
-    what is known of the difference (every part `other-counting-of-...` or a partial explanation)."""
+    what is known of the difference (every part `other-counting-of-...`, a partial explanation, or a fitted counting:
+    `countfit`, a fit of the returned integers, not a line of code read). A fitted name is no hint a kind's later
+    failures are searched among (`oracle.harness.diagnosis`): they are diagnosed as where what is known named the
+    first, so no record a named mechanism names on main is named otherwise by a fit found on another record."""
     if parts == (UNEXPLAINED,):
         return False
-    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parts)
+    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) or is_fitted(part) for part in parts)

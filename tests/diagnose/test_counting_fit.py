@@ -10,7 +10,7 @@ import math
 import pytest
 
 from oracle.diagnose import mechanisms
-from oracle.diagnose.classify import classify, explained_value
+from oracle.diagnose.classify import classify, explained_value, names_a_mechanism
 from oracle.diagnose.countfit import GRAMMAR, fitted_counts
 from oracle.diagnose.cover import minimal_cover
 from oracle.formulas.bleu import Options
@@ -132,3 +132,11 @@ def test_the_grammar_leaves_out_what_a_named_variant_computes():
     left out). The other offsets from c remain."""
     assert "ref_len-fitted-as-hypothesis-length" not in GRAMMAR
     assert "ref_len-fitted-as-hypothesis-length-plus-1" in GRAMMAR
+
+
+def test_a_fit_is_no_mechanism_a_kinds_later_failures_are_searched_among():
+    """A fit of the returned integers says what is known of them more narrowly, not what code does: like
+    `other-counting-of-<layer>` it names no mechanism (`names_a_mechanism`), so the harness never searches a kind's
+    later failures among it in place of the full search that names them on main."""
+    assert not names_a_mechanism(FIT) and not names_a_mechanism((*FIT, "totals-fitted-as-1-per-segment"))
+    assert names_a_mechanism(("totals-one-short",)) and not names_a_mechanism(KNOWN)
