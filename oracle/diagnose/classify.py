@@ -1111,13 +1111,19 @@ def _from_returned_counts(search, conventions):
 
 def _with_what_is_known(search, found, known):
     """`found` (the mechanisms that reproduce the returned counts), else `known` (`other-counting-of-<layer>`, what is
-    known of them) where the search may name it; and `known` among the fits where every name found needs evidence (a
+    known of them) where the search may name it; `known` first where every name found is a fitted counting; and `known`
+    among the fits where every name found needs evidence (a
     cap, one segment's length: one record can fit it by chance), so that a run whose other records `known` names
     names these by it too, and the narrower name needs a pattern of its own (`oracle.diagnose.cover`). As a fit it is
     kept in a search among given names too (an earlier record's name tried first): it is a fact of the numbers, not a
     mechanism the search chose."""
     if not found:
         return [known] if search.permitted(*known.parts) else []
+    if all(all(map(is_fitted, e.parts)) for e in found) and search.permitted(*known.parts):
+        # fits of the returned integers (`countfit`) say more narrowly what is known, not what code does: the record
+        # keeps what is known as its name, every harness step reading it as on main, and the fits beside it, which a
+        # run's pattern names (`cover._fitted_over_known`)
+        return [known, *found]
     if all(needs_evidence(e.parts) for e in found):
         return [*found, known]
     return found

@@ -94,9 +94,10 @@ def unsupported(signatures: Mapping[Signature, int], confirmed: frozenset[Cause]
 
 def states_what_is_known(parts: Cause) -> bool:
     """Whether a cause (its parts) says only what is known of a difference (every part `other-counting-of-<layer>`
-    or a partial stage): true of every input whose numbers it describes, so no alternative to a mechanism's name
-    ("fits: A or B" asks for an input that tells two mechanisms apart)."""
-    return all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parts)
+    or a partial stage, or a fitted counting, `oracle.diagnose.countfit`: what is known of the counts, more narrowly):
+    true of every input whose numbers it describes, so no alternative to a mechanism's name ("fits: A or B" asks for an
+    input that tells two mechanisms apart)."""
+    return all(part.startswith(OTHER_COUNTING) or is_partial((part,)) or is_fitted(part) for part in parts)
 
 
 def with_evidence(signature: Sequence[Cause], left_out: set[Cause]) -> Signature:
@@ -163,7 +164,7 @@ def _fitted_over_known(chosen: Cause, reach: Mapping[Cause, int], primary: Mappi
     of that layer (`oracle.diagnose.countfit`: an expression of the counting grammar, exact on every field that
     differs) that more than half the records it reaches fit, PATTERN_RECORDS at least (`reach`, counted among the
     records no larger cause accounts for, the unsupported left out): the pattern across records a fitted name needs.
-    What is known covers every record a fit covers (it stays among a fitted record's fits, `classify
+    What is known covers every record a fit covers (it is a fitted record's own name, the fits beside it: `classify
     ._with_what_is_known`), so the greedy reach alone never names a fit; the records the fit leaves keep what is known,
     a cause of their own. A run without a fitted record is covered as before."""
     if len(chosen) != 1 or not chosen[0].startswith(OTHER_COUNTING):
