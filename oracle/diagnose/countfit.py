@@ -22,8 +22,10 @@ Each expression is tried in order of size (a base quantity before an offset from
 another, the order's own width before another), and every one that gives the returned integers of its field at
 every order exactly is kept, the smallest first; every field that differs must be fitted (the others being the
 formulas'). A fit is a fit of the returned integers, not a line of code read: its name says so
-(`<field>-fitted-as-<expression>`), and since one record's small integers can fit an expression by chance, a fitted
-name needs evidence (`mechanisms.needs_evidence`: two records of a run, `oracle.diagnose.cover`).
+(`<field>-fitted-as-<expression>`), a record keeps what is known (`other-counting-of-<layer>`) as its name with the
+fits beside it (`classify._with_what_is_known`), and since one record's small integers can fit an expression by
+chance, a fitted name needs evidence (`mechanisms.needs_evidence`): a run is named by it only where most of its
+records named what is known of that field share it (`cover._fitted_over_known`).
 
 Cost: the lengths and totals are one pass over the request's tokens (one `charge`); each window width the matches
 are counted at is one pass more (at most `max order + 4` widths); where the search's budget is spent, nothing is
