@@ -883,10 +883,10 @@ def what_is_known(request, answer, profile, *, overrides=None, meter=None, zero_
     if within_contract(search.actual, expected):
         differs = _statistics_differ(search.statistics, search.base, search.n)
         if differs is not None:
-            return _counts_differ_alone(search, differs, expected)
+            return _with_fitted_counting(search, _counts_differ_alone(search, differs, expected))
         return Explanation((UNEXPLAINED,), "the score agrees: no stage of the score to name", (), None, expected)
     try:  # (the score stage's variants that give 0 are computed for its fits: each charged as in a search)
-        known = _what_is_known(search, expected, zero_variants=zero_variants)
+        known = _with_fitted_counting(search, _what_is_known(search, expected, zero_variants=zero_variants))
         if zero_variants or search.actual != 0 or known.name == UNEXPLAINED:
             return known
         return replace(known, description=f"{known.description}; {ZERO_VARIANTS_NOT_TRIED}")
@@ -896,6 +896,20 @@ def what_is_known(request, answer, profile, *, overrides=None, meter=None, zero_
     finally:
         if meter is not None:
             meter.spent += search.spent
+
+
+def _with_fitted_counting(search, known):
+    """`known`, what is known of a record not searched (`what_is_known`), with the fitted countings of its returned
+    counts among its fits (`countfit`) where it is `other-counting-of-<layer>` alone: a run's pattern of fits is read
+    across every record so named, searched or not (`cover._fitted_over_known`). Its passes are the fit's own (at most
+    one for the lengths and one a window width), not charged to the search's budget nor to a block's meter: what is
+    known of a record is never refused, and no other record's search is cut for it."""
+    if len(known.parts) != 1 or not known.parts[0].startswith(OTHER_COUNTING) or not search.statistics:
+        return known
+    fits = fit_counting(search.ctx.request.segments, search.n, search.ctx.options, _reported(search.statistics),
+                        search.base.statistics, permitted=search.permitted)
+    fitting = tuple(parts for parts in fits if search.permitted(*parts) and parts not in known.fitting)
+    return replace(known, fitting=(*known.fitting, *fitting)) if fitting else known
 
 
 def _explain(search, conventions, expected):

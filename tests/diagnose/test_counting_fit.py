@@ -10,7 +10,7 @@ import math
 import pytest
 
 from oracle.diagnose import mechanisms
-from oracle.diagnose.classify import classify, explained_value, names_a_mechanism
+from oracle.diagnose.classify import classify, explained_value, names_a_mechanism, what_is_known
 from oracle.diagnose.countfit import GRAMMAR, fitted_counts
 from oracle.diagnose.cover import minimal_cover, states_what_is_known
 from oracle.formulas.bleu import Options
@@ -144,3 +144,12 @@ def test_a_fit_is_no_mechanism_a_kinds_later_failures_are_searched_among():
     # nor is it a mechanism's alternative ("fits: A or B") nor a candidate a state is told apart from
     # (`cover.states_what_is_known`, read by `oracle.harness.separate`)
     assert states_what_is_known(FIT) and not states_what_is_known(("totals-one-short",))
+
+
+@pytest.mark.parametrize("corpus, counts, name", ROWS)
+def test_what_is_known_of_a_record_not_searched_carries_its_fits(corpus, counts, name):
+    """A record its run does not search (`what_is_known`: a kind's later failures) is named what is known of its layer
+    and carries the same fits as a searched one, so that a run's pattern is read across all its records."""
+    known = what_is_known(request(corpus, 2), answer(*counts), "papineni")
+    assert known.name == f"other-counting-of-{GRAMMAR[name].field}", known
+    assert known.fits[0] == name, known
