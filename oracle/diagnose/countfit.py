@@ -28,8 +28,9 @@ chance, a fitted name needs evidence (`mechanisms.needs_evidence`): a run is nam
 records named what is known of that field share it (`cover._fitted_over_known`).
 
 Cost: the lengths and totals are one pass over the request's tokens (one `charge`); each window width the matches
-are counted at is one pass more (at most `max order + 4` widths); where the search's budget is spent, nothing is
-fitted (the record keeps what is known).
+are counted at is one pass more (widths 1 to max order + 2, four at least); where the search's budget is spent,
+nothing is fitted (the record keeps what is known). In `classify.what_is_known` (a record its run does not search)
+the passes are the fit's own, charged to no budget.
 """
 
 from __future__ import annotations
