@@ -63,6 +63,9 @@ from .computations import (
     structured_ruled_out,
     structured_size,
 )
+from .countfit import fit as fit_counting
+from .countfit import fitted_words
+from .countfit import is_fitted as is_fitted_counting
 from .counting import best_single_reference_matches, fold_of
 from .expect import ORACLE_REFUSALS, oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
@@ -72,10 +75,10 @@ from .mechanisms.combination import (
     OTHER_COMBINATION,
     OTHER_SCALE,
     PARTIAL_NAMES,
-    is_fitted,
     is_partial,
     stages_consistent_with,
 )
+from .mechanisms.combination import is_fitted as is_fitted_parameter
 from .mechanisms.computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMBINATION_COMPUTATIONS,
@@ -885,10 +888,11 @@ def what_is_known(request, answer, profile, *, overrides=None, meter=None, zero_
     if within_contract(search.actual, expected):
         differs = _statistics_differ(search.statistics, search.base, search.n)
         if differs is not None:
-            return _counts_differ_alone(search, differs, expected)
+            return _with_fitted_counting(search, _counts_differ_alone(search, differs, expected))
         return Explanation((UNEXPLAINED,), "the score agrees: no stage of the score to name", (), None, expected)
     try:  # (the score stage's variants that give 0 are computed for its fits: each charged as in a search)
-        known = _what_is_known(search, expected, zero_variants=zero_variants, fitted=True, charged=False)
+        known = _with_fitted_counting(search, _what_is_known(search, expected, zero_variants=zero_variants,
+                                                             fitted=True, charged=False))
         if zero_variants or search.actual != 0 or known.name == UNEXPLAINED:
             return known
         return replace(known, description=f"{known.description}; {ZERO_VARIANTS_NOT_TRIED}")
@@ -898,6 +902,20 @@ def what_is_known(request, answer, profile, *, overrides=None, meter=None, zero_
     finally:
         if meter is not None:
             meter.spent += search.spent
+
+
+def _with_fitted_counting(search, known):
+    """`known`, what is known of a record not searched (`what_is_known`), with the fitted countings of its returned
+    counts among its fits (`countfit`) where it is `other-counting-of-<layer>` alone: a run's pattern of fits is read
+    across every record so named, searched or not (`cover._fitted_over_known`). Its passes are the fit's own (at most
+    one for the lengths and one a window width), not charged to the search's budget nor to a block's meter: what is
+    known of a record is never refused, and no other record's search is cut for it."""
+    if len(known.parts) != 1 or not known.parts[0].startswith(OTHER_COUNTING) or not search.statistics:
+        return known
+    fits = fit_counting(search.ctx.request.segments, search.n, search.ctx.options, _reported(search.statistics),
+                        search.base.statistics, permitted=search.permitted)
+    fitting = tuple(parts for parts in fits if search.permitted(*parts) and parts not in known.fitting)
+    return replace(known, fitting=(*known.fitting, *fitting)) if fitting else known
 
 
 def _explain(search, conventions, expected):
@@ -990,7 +1008,7 @@ def _fitted(search, *, charged=True):
     found = [(name, value) for name, value in fitted_parameters(terms, search.actual, returned_bp=returned_bp,
                                                                 charge=charge) if search.permitted(name)]
     if search.allowed is not None:  # an earlier record's fitted names, replayed (an answer of 0 too: `replayed`)
-        given = sorted(name for name in search.allowed if is_fitted(name) and name not in dict(found))
+        given = sorted(name for name in search.allowed if is_fitted_parameter(name) and name not in dict(found))
         found += list(replayed_fits(terms, search.actual, given, returned_bp=returned_bp))
     return found
 
@@ -1156,6 +1174,7 @@ def _from_returned_counts(search, conventions):
         found = found or _identity_ignored(search, value)  # (then: `mechanisms.counting.IDENTITY_IGNORED`)
         found = found or _stage_kinds(search, value)  # (then the counting stages by kind: `STAGE_KINDS`)
         found = found or _by_side_pairs(search)  # (each side its own operator, after every single explanation)
+        found = found or _fitted_counting(search, value)  # (last: a fit of the returned integers, `countfit`)
     except _BudgetSpent:
         if not found:
             raise
@@ -1167,13 +1186,19 @@ def _from_returned_counts(search, conventions):
 
 def _with_what_is_known(search, found, known):
     """`found` (the mechanisms that reproduce the returned counts), else `known` (`other-counting-of-<layer>`, what is
-    known of them) where the search may name it; and `known` among the fits where every name found needs evidence (a
+    known of them) where the search may name it; `known` first where every name found is a fitted counting; and `known`
+    among the fits where every name found needs evidence (a
     cap, one segment's length: one record can fit it by chance), so that a run whose other records `known` names
     names these by it too, and the narrower name needs a pattern of its own (`oracle.diagnose.cover`). As a fit it is
     kept in a search among given names too (an earlier record's name tried first): it is a fact of the numbers, not a
     mechanism the search chose."""
     if not found:
         return [known] if search.permitted(*known.parts) else []
+    if all(all(map(is_fitted_counting, e.parts)) for e in found) and search.permitted(*known.parts):
+        # fits of the returned integers (`countfit`) say more narrowly what is known, not what code does: the record
+        # keeps what is known as its name, every harness step reading it as on main, and the fits beside it, which a
+        # run's pattern names (`cover._fitted_over_known`)
+        return [known, *found]
     if all(needs_evidence(e.parts) for e in found):
         return [*found, known]
     return found
@@ -1215,6 +1240,23 @@ def _stage_kinds(search, value):
     .STAGE_KINDS`: an extractor's window moved, min and max exchanged in the clip, one segment's counts, a field read
     for another), where nothing else gave them."""
     return _exact_counting_variants(search, value, matching_stage_kinds)
+
+
+def _fitted_counting(search, value):
+    """The counting grammar's expressions that give the returned counts exactly, every differing field fitted
+    (`oracle.diagnose.countfit`), where no named counting variant gave them: each fit an explanation of one part a
+    field, the smallest first. Each needs evidence (`mechanisms.needs_evidence`), so `_with_what_is_known` keeps
+    `other-counting-of-<layer>` beside them and one record's coincidence names no run. Nothing where the search's
+    budget is spent during the fit (what is known stands)."""
+    if not search.statistics or search.base is None:
+        return []
+    ctx = search.ctx
+    fits = fit_counting(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
+                        search.base.statistics, permitted=search.permitted, charge=search.charge,
+                        spent=(_BudgetSpent,))
+    return [Explanation(parts, "; and ".join(map(fitted_words, parts)),
+                        tuple(("computation", part) for part in parts), value)
+            for parts in fits if search.permitted(*parts)]
 
 
 def _exact_counting_variants(search, value, matching):
@@ -1321,6 +1363,7 @@ def _score_agrees(search, conventions, expected):
     found = found or _counting_under_conventions(search, strong, expected) + _length_and_clipping(search, expected)
     found = found or _identity_ignored(search, expected)  # (last, as in `_from_returned_counts`)
     found = found or _by_side_pairs(search)  # (each side its own operator, as in `_from_returned_counts`)
+    found = found or _fitted_counting(search, expected)  # (last, as in `_from_returned_counts`)
     if found:
         return _chosen(_with_what_is_known(search, found, _counts_differ_known(differs, expected)), expected)
     return _counts_differ_alone(search, differs, expected)
@@ -1748,7 +1791,8 @@ def explained_value(request, profile, change, *, overrides=None):
     for key, value in change:
         if key == "computation":
             if value not in known_names() and not value.startswith(OTHER_COUNTING) and not is_partial((value,)) \
-                    and parse_capped(value) is None and not is_fitted(value):
+                    and parse_capped(value) is None and not is_fitted_parameter(value) \
+                    and not is_fitted_counting(value):
                 raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
             computations.append(value)
         elif key == "smoothing":
@@ -1792,7 +1836,7 @@ def explained_value(request, profile, change, *, overrides=None):
 def _computed_value(ctx, result, name, functions):
     """The value of computation `name` on `result` (`functions`: the declared computations); a fitted parameter of the
     score at its fitted value on this request's terms (`scorefit.fitted_value`); None for any other name."""
-    if is_fitted(name):
+    if is_fitted_parameter(name):
         return fitted_value(terms_of(result, len(ctx.request.segments)), name)
     return functions[name](ctx, result) if name in functions else None
 
@@ -1848,7 +1892,8 @@ def _counted_value(ctx, result, names):
         changed.update(counts)
     statistics = result.statistics
     # counts that may exceed their totals are an implementation's, read as returned ones are (`returned_statistics`)
-    alternative = (returned_statistics if OVER_TOTALS.intersection(names) else bleu.Statistics)(
+    over_totals = OVER_TOTALS.intersection(names) or any(map(is_fitted_counting, names))  # (a fit's matches may exceed)
+    alternative = (returned_statistics if over_totals else bleu.Statistics)(
         changed.get("hyp_len", statistics.hyp_len),  # (empty-hypotheses-dropped, empty-sentence-end-token change c)
         changed.get("ref_len", statistics.ref_len),
         changed.get("matches", tuple(statistics.matches[:n])),
@@ -1900,7 +1945,10 @@ __all__ = [
 
 def names_a_mechanism(parts: tuple[str, ...]) -> bool:
     """Whether a root cause (its parts: `Classification.parts`) names a mechanism: not `unexplained`, and not only
-    what is known of the difference (every part `other-counting-of-...` or a partial explanation)."""
+    what is known of the difference (every part `other-counting-of-...`, a partial explanation, or a fitted counting:
+    `countfit`, a fit of the returned integers, not a line of code read). A fitted name is no hint a kind's later
+    failures are searched among (`oracle.harness.diagnosis`): they are diagnosed as where what is known named the
+    first, so no record a named mechanism names on main is named otherwise by a fit found on another record."""
     if parts == (UNEXPLAINED,):
         return False
-    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parts)
+    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) or is_fitted_counting(part) for part in parts)

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from oracle.models.results import WithAlternatives, cause_name
 
+from .countfit import FITTED, is_fitted
 from .mechanisms import needs_evidence
 from .mechanisms.combination import is_partial
 from .mechanisms.counting import OTHER_COUNTING, covers_its_parts
@@ -96,9 +97,10 @@ def unsupported(signatures: Mapping[Signature, int], confirmed: frozenset[Cause]
 
 def states_what_is_known(parts: Cause) -> bool:
     """Whether a cause (its parts) says only what is known of a difference (every part `other-counting-of-<layer>`
-    or a partial stage): true of every input whose numbers it describes, so no alternative to a mechanism's name
-    ("fits: A or B" asks for an input that tells two mechanisms apart)."""
-    return all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parts)
+    or a partial stage, or a fitted counting, `oracle.diagnose.countfit`: what is known of the counts, more narrowly):
+    true of every input whose numbers it describes, so no alternative to a mechanism's name ("fits: A or B" asks for an
+    input that tells two mechanisms apart)."""
+    return all(part.startswith(OTHER_COUNTING) or is_partial((part,)) or is_fitted(part) for part in parts)
 
 
 def with_evidence(signature: Sequence[Cause], left_out: set[Cause]) -> Signature:
@@ -153,6 +155,7 @@ def minimal_cover(signatures: Mapping[Signature, int], confirmed: frozenset[Caus
             for cause in fitting[signature]:
                 reach[cause] += count
         chosen = min(reach, key=lambda c: (-reach[c], -primary[c], cause_name(c)))
+        chosen = _fitted_over_known(chosen, reach, primary)
         taken = tuple(sorted((s for s in remaining if chosen in fitting[s]), key=_signature_order))
         records = sum(remaining.pop(s) for s in taken)
         common = set.intersection(*(fitting[s] for s in taken)) - {chosen}
@@ -181,6 +184,22 @@ def settled(tied: tuple[Cause, ...], kept: Sequence[Cause]) -> tuple[Cause, ...]
     """
     survivors = tuple(cause for cause in tied if cause in set(kept))
     return survivors or tied
+
+
+def _fitted_over_known(chosen: Cause, reach: Mapping[Cause, int], primary: Mapping[Cause, int]) -> Cause:
+    """`chosen`, or where it is what is known of one layer's counts (`other-counting-of-<layer>`), the fitted counting
+    of that layer (`oracle.diagnose.countfit`: an expression of the counting grammar, exact on every field that
+    differs) that more than half the records it reaches fit, PATTERN_RECORDS at least (`reach`, counted among the
+    records no larger cause accounts for, the unsupported left out): the pattern across records a fitted name needs.
+    What is known covers every record a fit covers (it is a fitted record's own name, the fits beside it: `classify
+    ._with_what_is_known`), so the greedy reach alone never names a fit; the records the fit leaves keep what is known,
+    a cause of their own. A run without a fitted record is covered as before."""
+    if len(chosen) != 1 or not chosen[0].startswith(OTHER_COUNTING):
+        return chosen
+    stem = f"{chosen[0].removeprefix(OTHER_COUNTING)}{FITTED}"
+    fitted = [cause for cause in reach if all(map(is_fitted, cause)) and any(part.startswith(stem) for part in cause)
+              and reach[cause] >= PATTERN_RECORDS and 2 * reach[cause] > reach[chosen]]
+    return min(fitted, key=lambda c: (-reach[c], -primary[c], cause_name(c)), default=chosen)
 
 
 def run_name_of(signature: Sequence[Cause], run_causes: Sequence[Cause]) -> Cause:

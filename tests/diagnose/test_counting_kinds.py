@@ -145,9 +145,11 @@ def test_the_clean_counts_and_an_earlier_readings_counts_are_not_named_by_a_vari
     assert classify(req, answer(3, 3, (2, 1), (3, 2)), "papineni").name == "agrees"
     named = classify(req, answer(3, 3, (2, 1), (2, 1)), "papineni")
     assert named.name == "totals-one-short", named  # (an earlier reading: its counts are last-ngram-dropped's too)
-    # counts no variant gives: what is known, not a variant (totals (2, 2) of "a b c" at BLEU-2 fit no window)
+    # counts no variant gives: what is known, not a variant (totals (2, 2) of "a b c" at BLEU-2 fit no window); since
+    # counting-fit the grammar's fit beside it, the windows of width 2 at every order (3 - 2 + 1 = 2 at both)
     other = classify(req, answer(3, 3, (2, 1), (2, 2)), "papineni")
     assert other.name.startswith("other-counting-of-"), other
+    assert other.fits[0] == "totals-fitted-as-windows-of-width-2-at-every-order", other
 
 
 # A fake with each bug: tests/fakes/stagedbleu.py's mutant of the stage, run by `check` (60 examples): failing records

@@ -175,13 +175,19 @@ def test_names_needing_evidence_are_the_catalogues():
     # any record), each member well formed as scorefit's naming scheme writes it
     fitted = {"mean-raised-to-", "brevity-penalty-raised-to-", "score-scaled-by-", "weight-of-order-",
               "brevity-penalty-with-r-as-", "brevity-penalty-with-c-as-", "weights-as-uniform-over-"}
-    assert families == set(CAPPED_SIDES) | fitted
+    # and a counting field's arithmetic fitted to one record's integers (counting-fit)
+    counted = {f"{field}-fitted-as-" for field in ("hyp_len", "ref_len", "matches", "totals")}
+    assert families == set(CAPPED_SIDES) | fitted | counted
     assert all(needs_evidence((f"{stem}7-tokens",)) and not needs_evidence((f"{stem}tokens",)) for stem in CAPPED_SIDES)
     members = ("mean-raised-to-1/2", "brevity-penalty-raised-to-minus-4", "score-scaled-by-the-segment-count",
                "weight-of-order-2-as-0", "brevity-penalty-with-r-as-1", "brevity-penalty-with-c-as-the-order",
                "weights-as-uniform-over-3-orders")
     assert all(needs_evidence((member,)) for member in members)
     assert not any(needs_evidence((f"{stem}x",)) for stem in fitted)
+    # each expression of the counting grammar needs evidence, a name outside it not
+    assert needs_evidence(("ref_len-fitted-as-longest-reference",))
+    assert needs_evidence(("totals-fitted-as-windows-of-width-n+2",))
+    assert not needs_evidence(("ref_len-fitted-as-something-else",))
 
 
 def test_known_names_are_the_replayable_computations():

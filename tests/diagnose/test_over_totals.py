@@ -88,8 +88,11 @@ def test_reference_counts_credited_per_distinct_hypothesis_ngram():
 
 
 def test_what_a_user_reads_of_counts_with_no_score_claims_nothing_of_the_score():
-    # "a b" against "a b a b", BLEU-2 (c = 2, r = 4, BP = e^(1 - 4/2) = e^-1). Returned totals [2, 2] with matches
-    # [2, 1] and an answer of sqrt(2/2 x 1/2) x e^-1: its own counts, scored, give its answer. Returned totals [2, 0]:
+    # "a b" against "a b a b", BLEU-2 (c = 2, r = 4, BP = e^(1 - 4/2) = e^-1). Returned totals [2, 3] with matches
+    # [2, 1] and an answer of sqrt(2/2 x 1/3) x e^-1: its own counts, scored, give its answer (totals growing with the
+    # order: no expression of the fitted counting's grammar gives them, so two such records are a group of what is
+    # known, not of a fit; [2, 2], the windows of width 1 at every order, would be: counting-fit). Returned totals
+    # [2, 0]:
     # 1 bigram match of 0 bigrams has no score. Both are named `other-counting-of-totals`; only the first record's
     # words may say that the answer follows from the counts.
     from oracle.diagnose import mechanisms
@@ -98,8 +101,8 @@ def test_what_a_user_reads_of_counts_with_no_score_claims_nothing_of_the_score()
     from oracle.models.results import Record
 
     r = request("sentence", [("a b", ["a b a b"])], weights=(0.5, 0.5))
-    follows = classify(r, ScoreAnswer(math.sqrt(0.5) * math.exp(-1), {"hyp_len": 2, "ref_len": 4, "matches": [2, 1],
-                                                                       "totals": [2, 2]}), "papineni")
+    follows = classify(r, ScoreAnswer(math.sqrt(1 / 3) * math.exp(-1), {"hyp_len": 2, "ref_len": 4, "matches": [2, 1],
+                                                                         "totals": [2, 3]}), "papineni")
     unknown = classify(r, ScoreAnswer(0.3, {"hyp_len": 2, "ref_len": 4, "matches": [2, 1], "totals": [2, 0]}),
                        "papineni")
     assert follows.name == unknown.name == "other-counting-of-totals"

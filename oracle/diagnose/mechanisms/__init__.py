@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from oracle.diagnose.countfit import is_fitted as is_fitted_counting
+
 from . import combination, computations, conventions, counting, errors, smoothing, state, structure, text
 from .computations import COMPUTATIONS
 from .counting import OTHER_COUNTING
@@ -147,7 +149,8 @@ def needs_evidence(parts: tuple[str, ...]) -> bool:
     fit by chance; a batch mean's size, a cap on one side's lengths, searched for, which one record can fit by the
     choice; one segment's length for the corpus's. A family's member counts only where well formed (a cap is a
     positive integer: `mechanisms.counting.parse_capped`; a fitted parameter's name is read back by
-    `mechanisms.combination.is_fitted`). And a structure read as what is known
+    `mechanisms.combination.is_fitted`; a fitted counting is one of the grammar's expressions:
+    `oracle.diagnose.countfit.is_fitted`). And a structure read as what is known
     (`_structure_as_what_is_known`)."""
     return any(_needs_evidence(part) for part in parts) or _structure_as_what_is_known(parts)
 
@@ -166,7 +169,8 @@ def _needs_evidence(part: str) -> bool:
     mechanism = lookup(part)
     if mechanism is None or not mechanism.needs_evidence:
         return False
-    return not mechanism.family or counting.parse_capped(part) is not None or combination.is_fitted(part)
+    return not mechanism.family or counting.parse_capped(part) is not None or combination.is_fitted(part) \
+        or is_fitted_counting(part)
 
 
 def process_state_names() -> tuple[str, ...]:

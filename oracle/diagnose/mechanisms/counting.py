@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from oracle.diagnose import counting
+from oracle.diagnose import countfit, counting
 from oracle.diagnose.counting import (
     ALL_LAYERS,
     MATCHES,
@@ -730,6 +730,8 @@ def counting_of(name: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any]
         return IDENTITY_IGNORED[name][2]
     if name in STAGE_KINDS:
         return STAGE_KINDS[name][2]
+    if countfit.is_fitted(name):
+        return countfit.fitted_counts(name)
     capped = parse_capped(name)
     return None if capped is None else capped_counts(CAPPED_SIDES[capped[0]][0], capped[1])
 
@@ -779,6 +781,12 @@ def capped_words(stem: str, words: str) -> Callable[[str], str]:
     return lambda name: words.format(cap=name.removeprefix(stem).removesuffix("-tokens"))
 
 
+#: What a fitted counting's family says (`oracle.diagnose.countfit`): each member's own words say which expression.
+FITTED_COUNTING_WORDS = (
+    "the implementation's {field} is, at every order and exactly, an expression of the counting grammar "
+    "(oracle/diagnose/countfit.py) other than the formulas': a fit of the returned integers where no named counting "
+    "variant gives them, not a line of code read")
+
 MECHANISMS = [
     *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),),
                 needs_evidence=name in ONE_SEGMENT_LENGTHS)
@@ -796,13 +804,21 @@ MECHANISMS = [
                 (Route("counting", None, words.format(cap="<N>")),), family=True, needs_evidence=True,
                 words_of=capped_words(stem, words))
       for stem, (_, words) in CAPPED_SIDES.items()),
+    # a counting stage's arithmetic fitted to the returned integers (`oracle.diagnose.countfit`): one family a field,
+    # each member an expression of the grammar; one record's small integers can fit one by chance (`needs_evidence`)
+    *(Mechanism(f"{field}{countfit.FITTED}", COUNTING, FITTED_COUNTING_WORDS.format(field=field),
+                frozenset({field}) | SCORE, RECOMPUTE,
+                (Route("counting", None, FITTED_COUNTING_WORDS.format(field=field)),), family=True,
+                needs_evidence=True, words_of=countfit.fitted_words)
+      for field in countfit.FIELDS),
     # described by what is known of every record so named (a record's own words say whether its score follows)
     Mechanism(OTHER_COUNTING, COUNTING, other_counting_known_words("<layer>"), COUNT_LAYERS | SCORE, RECOMPUTE,
               (Route("statistics", None, other_counting_words("<layer>")),), family=True,
               words_of=lambda name: other_counting_known_words(name.removeprefix(OTHER_COUNTING))),
 ]
 
-__all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "IDENTITY_IGNORED", "LENGTH_READINGS", "LINE_CHOPS", "MECHANISMS",
+__all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "FITTED_COUNTING_WORDS",
+           "IDENTITY_IGNORED", "LENGTH_READINGS", "LINE_CHOPS", "MECHANISMS",
            "ONE_SEGMENT_LENGTHS", "OTHER_COUNTING", "OVER_TOTALS", "PAIRED_CLIPPINGS", "STAGE_KINDS",
            "STAGE_KINDS_NEEDING_EVIDENCE", "UNPAIRED",
            "capped_words", "counting_of", "covers_its_parts", "leaves_no_segment", "matching_alternatives",

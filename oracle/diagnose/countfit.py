@@ -1,0 +1,296 @@
+"""Fitted counting (issue 36, counting-fit): a counting stage's arithmetic fitted to the integers an implementation
+returned, where no named counting variant gives them.
+
+The named variants (`mechanisms.counting`: `COUNTING_ALTERNATIVES`, `LENGTH_READINGS`, `STAGE_KINDS`, ...) are each a
+shape of code, read from a bug or a mutant; another author's code for the same stage computes another arithmetic.
+This module enumerates a small grammar of expressions over quantities computed from the request alone, per segment
+and summed over the corpus, one grammar per counting field:
+
+- `hyp_len` and `ref_len`: a segment's hypothesis length, its shortest, longest, first or last reference's length, the
+  sum of its references' lengths, their mean rounded down, their number, or a constant 0 or 1; each alone, then plus
+  or minus 1 or 2 (`a + d`, d in -2..2).
+- `totals` (at each order n): the number of windows of width n + k (k in -2..2, k = 0 being the formulas'), or of
+  one fixed width w at every order (w in 1..4), as a loop `range(len - w + 1)` counts them (never below 0); one window
+  per segment (a loop `range(1)`); then the same arithmetic unclamped (`len - n - k + 1` summed as it is, negative for
+  a short segment).
+- `matches` (at each order n): the hypothesis's windows of width n + k or of a fixed width w, matched against the
+  references' windows of the same width and clipped by the largest count in any one reference (the formulas' clip),
+  by the sum, the smallest, the first's or the last's count, not clipped, or counted as sets (each distinct window
+  once).
+
+Each expression is tried in order of size (a base quantity before an offset from it, the formulas' clip before
+another, the order's own width before another), and every one that gives the returned integers of its field at
+every order exactly is kept, the smallest first; every field that differs must be fitted (the others being the
+formulas'). A fit is a fit of the returned integers, not a line of code read: its name says so
+(`<field>-fitted-as-<expression>`), a record keeps what is known (`other-counting-of-<layer>`) as its name with the
+fits beside it (`classify._with_what_is_known`), and since one record's small integers can fit an expression by
+chance, a fitted name needs evidence (`mechanisms.needs_evidence`): a run is named by it only where most of its
+records named what is known of that field share it (`cover._fitted_over_known`).
+
+Cost: the lengths and totals are one pass over the request's tokens (one `charge`); each window width the matches
+are counted at is one pass more (widths 1 to max order + 2, four at least); where the search's budget is spent,
+nothing is fitted (the record keeps what is known). In `classify.what_is_known` (a record its run does not search)
+the passes are the fit's own, charged to no budget.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from oracle.diagnose.counting import _counts_of, _reported_counts, fold_of
+
+#: The counting fields, in the order a record's fitted parts are named.
+FIELDS = ("hyp_len", "ref_len", "matches", "totals")
+#: Every name of a fitted counting starts with its field and this word (`<field>-fitted-as-<expression>`).
+FITTED = "-fitted-as-"
+#: The offsets an expression's base quantity is moved by (`a + d`).
+OFFSETS = (-2, -1, 1, 2)
+#: The fixed widths a window may have at every order (one order's value read at each).
+FIXED_WIDTHS = (1, 2, 3, 4)
+#: The most fits one record keeps (the smallest first): the rest say nothing a run's pattern needs.
+MOST_FITS = 12
+
+
+class _Tables:
+    """The request's per-segment quantities, computed once and only where an expression reads them: the lengths
+    (one pass, charged where the tables are built) and, per window width, every clip's corpus matches (one pass a
+    width, charged)."""
+
+    def __init__(self, segments: Sequence[Any], options: Any, charge: Callable[[], None]) -> None:
+        charge()
+        fold = fold_of(options)
+        self.charge = charge
+        self.hypotheses = [tuple(s.hypothesis) if fold is None else tuple(map(fold, s.hypothesis)) for s in segments]
+        self.references = [[tuple(r) if fold is None else tuple(map(fold, r)) for r in s.references] for s in segments]
+        self._matched: dict[int, dict[str, int]] = {}
+
+    def matched(self, width: int) -> dict[str, int]:
+        """Each clip's (`_CLIPS`) matches over the corpus, the hypothesis's windows of `width` against each
+        reference's windows of `width`."""
+        if width not in self._matched:
+            self.charge()
+            sums = dict.fromkeys(_CLIPS, 0)
+            clips = tuple(_CLIPS.items())
+            for hypothesis, references in zip(self.hypotheses, self.references, strict=True):
+                if not references:
+                    continue
+                reference_counts = [_windows(reference, width) for reference in references]
+                for gram, k in _windows(hypothesis, width).items():
+                    limits = [counts[gram] for counts in reference_counts]
+                    for name, (_, clip) in clips:
+                        sums[name] += clip(k, limits)
+            self._matched[width] = sums
+        return self._matched[width]
+
+
+def _windows(tokens: tuple[str, ...], width: int) -> Counter:
+    return Counter(tokens[i:i + width] for i in range(len(tokens) - width + 1))
+
+
+# -- the grammar's base quantities, per segment -----------------------------------------------------------------------
+
+_LENGTHS: dict[str, tuple[str, Callable[[tuple[str, ...], list[tuple[str, ...]]], int]]] = {
+    "hypothesis-length": ("the hypothesis's length", lambda h, refs: len(h)),
+    "shortest-reference": ("the shortest reference's length", lambda h, refs: min(map(len, refs), default=0)),
+    "longest-reference": ("the longest reference's length", lambda h, refs: max(map(len, refs), default=0)),
+    "first-reference": ("the first reference's length", lambda h, refs: len(refs[0]) if refs else 0),
+    "last-reference": ("the last reference's length", lambda h, refs: len(refs[-1]) if refs else 0),
+    "sum-of-reference-lengths": ("the sum of the references' lengths", lambda h, refs: sum(map(len, refs))),
+    "mean-reference-length-rounded-down": ("the references' mean length rounded down",
+                                           lambda h, refs: sum(map(len, refs)) // len(refs) if refs else 0),
+    "number-of-references": ("the number of references", lambda h, refs: len(refs)),
+    "0-per-segment": ("0 for each segment", lambda h, refs: 0),
+    "1-per-segment": ("1 for each segment", lambda h, refs: 1),
+}
+
+#: The clips of a hypothesis window's count h against the references' counts of it (`limits`): name -> (words, h, the
+#: references' counts -> the matched count).
+_CLIPS: dict[str, tuple[str, Callable[[int, list[int]], int]]] = {
+    "clipped": ("clipped to its largest count in any one reference", lambda h, limits: min(h, max(limits))),
+    "clipped-to-reference-sum": ("clipped to the sum of the references' counts", lambda h, limits: min(h, sum(limits))),
+    "clipped-to-smallest-reference-count": ("clipped to its smallest count in any reference",
+                                            lambda h, limits: min(h, min(limits))),
+    "clipped-to-first-reference": ("clipped to the first reference's count", lambda h, limits: min(h, limits[0])),
+    "clipped-to-last-reference": ("clipped to the last reference's count", lambda h, limits: min(h, limits[-1])),
+    "unclipped": ("counted whole where any reference has it", lambda h, limits: h if max(limits) else 0),
+    "distinct": ("counted once where any reference has it (windows as sets)",
+                 lambda h, limits: 1 if max(limits) else 0),
+}
+
+
+@dataclass(frozen=True)
+class Expression:
+    """One expression of the grammar: the fitted name it gives (`<field>-fitted-as-<words>`), the field it fits, what
+    it computes in words, its size (the order tried: smaller first) and how it computes the field's corpus value
+    from the request's tables (an int for a length, a tuple per order for matches and totals; None where it does not
+    apply)."""
+
+    name: str
+    field: str
+    words: str
+    size: int
+    value: Callable[[_Tables, int], Any]
+
+
+def _offset_words(d: int) -> str:
+    return "" if d == 0 else f"-plus-{d}" if d > 0 else f"-minus-{-d}"
+
+
+def _length_expressions(field: str) -> list[Expression]:
+    found = []
+    for d in (0, *OFFSETS):
+        for base, (words, quantity) in _LENGTHS.items():
+            if d == 0 and base == "hypothesis-length":
+                # c: the formulas' own c, and for r the named `reference-length-read-from-hypothesis-length`, which
+                # `classify._score_agrees` does not try: the grammar leaves out what a named variant computes
+                continue
+            if d and base.endswith("per-segment"):
+                continue  # a constant moved is another constant: 0 and 1 per segment only
+
+            def value(tables: _Tables, n: int, quantity: Any = quantity, d: int = d) -> int:
+                return sum(quantity(h, refs) + d for h, refs in zip(tables.hypotheses, tables.references,
+                                                                     strict=True))
+
+            more = f", plus {d}" if d > 0 else f", minus {-d}" if d else ""
+            found.append(Expression(f"{field}{FITTED}{base}{_offset_words(d)}", field,
+                                    f"each segment's {field} is {words}{more}", 1 + (d != 0), value))
+    return found
+
+
+def _plus(k: int) -> Callable[[int], int]:
+    """The width n + k at order n."""
+    return lambda order: order + k
+
+
+def _fixed(w: int) -> Callable[[int], int]:
+    """The width w at every order."""
+    return lambda order: w
+
+
+def _width_words(k: int) -> str:
+    return "n" if k == 0 else f"n+{k}" if k > 0 else f"n-{-k}"
+
+
+def _totals_expressions() -> list[Expression]:
+    found = []
+
+    def windows(width: Callable[[int], int], clamp: bool) -> Callable[[_Tables, int], Any]:
+        def value(tables: _Tables, n: int) -> tuple[int, ...]:
+            return tuple(sum(max(len(h) - width(order) + 1, 0) if clamp else len(h) - width(order) + 1
+                             for h in tables.hypotheses) for order in range(1, n + 1))
+        return value
+
+    for k in OFFSETS:
+        found.append(Expression(f"totals{FITTED}windows-of-width-{_width_words(k)}", "totals",
+                                f"each order n's total is the number of windows of width n{k:+d} in each hypothesis "
+                                "(len - n - k + 1, never below 0)", 1,
+                                windows(_plus(k), True)))
+    for w in FIXED_WIDTHS:
+        found.append(Expression(f"totals{FITTED}windows-of-width-{w}-at-every-order", "totals",
+                                f"every order's total is the number of windows of width {w} in each hypothesis "
+                                f"(len - {w} + 1, never below 0)", 2, windows(_fixed(w), True)))
+    found.append(Expression(f"totals{FITTED}1-per-segment", "totals", "every order's total is 1 for each segment "
+                            "(one window per hypothesis)", 2,
+                            lambda tables, n: (len(tables.hypotheses),) * n))
+    for k in (0, *OFFSETS):
+        found.append(Expression(f"totals{FITTED}windows-of-width-{_width_words(k)}-unclamped", "totals",
+                                f"each order n's total is len - n{-k:+d} + 1 in each hypothesis as arithmetic, "
+                                "negative where the hypothesis is shorter (not a loop's count)", 3,
+                                windows(_plus(k), False)))
+    return found
+
+
+def _matches_expressions() -> list[Expression]:
+    found = []
+
+    def matched(width: Callable[[int], int], clip: str) -> Callable[[_Tables, int], Any]:
+        def value(tables: _Tables, n: int) -> tuple[int, ...] | None:
+            widths = [width(order) for order in range(1, n + 1)]
+            if min(widths) < 1:
+                return None  # a window of no token: not in the grammar
+            return tuple(tables.matched(w)[clip] for w in widths)
+        return value
+
+    widths: list[tuple[str, str, int, Callable[[int], int]]] = [
+        (_width_words(k), f"of width n{k:+d}" if k else "of width n", abs(k), _plus(k))
+        for k in (0, 1, -1, 2, -2)]
+    widths += [(f"{w}-at-every-order", f"of width {w} at every order", 2, _fixed(w)) for w in FIXED_WIDTHS]
+    for (width_name, width_words, width_size, width), (clip_name, (clip_words, _)) in itertools.product(
+            widths, _CLIPS.items()):
+        if width_size == 0 and clip_name == "clipped":
+            continue  # the formulas' own matches
+        found.append(Expression(f"matches{FITTED}{clip_name}-windows-of-width-{width_name}", "matches",
+                                f"each order n's matches are the hypothesis's windows {width_words}, each {clip_words}",
+                                width_size + (clip_name != "clipped"), matched(width, clip_name)))
+    return found
+
+
+def _grammar() -> dict[str, Expression]:
+    expressions = [*_length_expressions("hyp_len"), *_length_expressions("ref_len"), *_totals_expressions(),
+                   *_matches_expressions()]
+    ordered = sorted(expressions, key=lambda e: (FIELDS.index(e.field), e.size))  # (stable: declaration order)
+    return {e.name: e for e in ordered}
+
+
+#: Every expression of the grammar by its fitted name, each field's smallest first.
+GRAMMAR: dict[str, Expression] = _grammar()
+
+
+def is_fitted(name: str) -> bool:
+    """Whether `name` is a fitted counting's (one of `GRAMMAR`'s names)."""
+    return name in GRAMMAR
+
+
+def fitted_counts(name: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """How the fitted counting `name` counts, as a counting alternative does (its field's corpus value from the
+    request's segments; None where it does not apply): its replay (`classify.explained_value`)."""
+    expression = GRAMMAR[name]
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        value = expression.value(_Tables(segments, options, lambda: None), n)
+        return None if value is None else {expression.field: value}
+
+    return counted
+
+
+def fitted_words(name: str) -> str:
+    """What the fitted counting `name` says: what its expression computes, and that it is a fit."""
+    expression = GRAMMAR[name]
+    return (f"{expression.words} (a fit of the returned integers by the counting grammar, every order exactly; not a "
+            "line of code read)")
+
+
+def fit(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any, *,
+        permitted: Callable[[str], bool] = lambda name: True, charge: Callable[[], None] = lambda: None,
+        spent: tuple[type[BaseException], ...] = ()) -> list[tuple[str, ...]]:
+    """The fits of the returned counts (`reported`, the protocol's Statistics) where they differ from the formulas'
+    (`oracle_counts`): for each field that differs, every expression of `GRAMMAR` that gives its returned integers
+    exactly (smallest first), `permitted`; a fit names every differing field (a part each, in `FIELDS` order), at most
+    `MOST_FITS`. Empty where a differing field has no fit, or where `charge` raises one of `spent` (the budget spent:
+    nothing is fitted, so the record keeps what is known of it)."""
+    wanted = _reported_counts(reported, n)
+    if wanted is None:
+        return []
+    oracle = _counts_of(oracle_counts, n)
+    differing = [field for field in FIELDS if wanted[field] != oracle[field]]
+    if not differing or not segments:
+        return []
+    try:
+        tables = _Tables(segments, options, charge)
+        per_field = []
+        for field in differing:
+            fits = [e.name for e in GRAMMAR.values()
+                    if e.field == field and permitted(e.name) and e.value(tables, n) == wanted[field]]
+            if not fits:
+                return []
+            per_field.append(fits)
+    except spent:
+        return []
+    return list(itertools.islice(itertools.product(*per_field), MOST_FITS))
+
+
+__all__ = ["FITTED", "GRAMMAR", "Expression", "fit", "fitted_counts", "fitted_words", "is_fitted"]
