@@ -5,30 +5,14 @@ what is known (`other-counting-of-<layer>`) among its fits; a fit on one record 
 
 from __future__ import annotations
 
-import math
-
 import pytest
+from test_counting_kinds import by_hand, request  # (the same request builder and score written out)
 
 from oracle.diagnose import mechanisms
 from oracle.diagnose.classify import classify, explained_value, names_a_mechanism, what_is_known
 from oracle.diagnose.countfit import GRAMMAR, fitted_counts
 from oracle.diagnose.cover import minimal_cover, states_what_is_known
 from oracle.formulas.bleu import Options
-from oracle.models.protocol import ScoreRequest, Segment
-
-
-def request(segments, n):
-    return ScoreRequest(seq=0, level="corpus", weights=(1 / n,) * n, smoothing={"method": "none"}, lowercase=False,
-                        segments=tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split())
-                                                                                             for r in refs))
-                                       for h, refs in segments))
-
-
-def by_hand(c, r, matches, totals):
-    """Papineni's score of the counts, written out: BP = 1 if c > r else e^(1 - r/c), times the geometric mean of the
-    precisions m/t with uniform weights (each m/t as it comes, above 1 too)."""
-    bp = 1.0 if c > r else math.exp(1 - r / c)
-    return bp * math.exp(sum(math.log(m / t) for m, t in zip(matches, totals, strict=True)) / len(matches))
 
 
 def answer(c, r, matches, totals):
