@@ -164,7 +164,8 @@ def minimal_cover(signatures: Mapping[Signature, int], confirmed: frozenset[Caus
         alternatives = tuple(sorted(common, key=cause_name))
         if alternatives and among_equals is not None:
             tie = settled((chosen, *alternatives), among_equals((chosen, *alternatives), taken))
-            chosen = min(tie, key=lambda c: (-primary[c], cause_name(c)))  # (the one chosen, where it is kept)
+            if chosen not in tie:  # (the one chosen stays, where it is kept: a fit chosen over what is known too)
+                chosen = min(tie, key=lambda c: (-primary[c], cause_name(c)))
             alternatives = tuple(sorted((other for other in tie if other != chosen
                                          and (states_what_is_known(chosen) or not states_what_is_known(other))),
                                         key=cause_name))

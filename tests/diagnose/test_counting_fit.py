@@ -110,6 +110,18 @@ def test_a_fit_most_of_a_layers_records_share_is_the_runs_cause_the_rest_what_is
                                                       ("other-counting-of-ref_len", 3)]
 
 
+def test_a_fit_chosen_over_what_is_known_stays_chosen_where_the_passing_requests_are_read():
+    """A run reading its ties on its passing requests (`among_equals`, passing-tie) keeps the fit the majority rule
+    chose over what is known, which rides along in the tie: with both merged, set A's
+    return:stage_closest_ref_length:110:4:0 footer said other-counting-of-ref_len (fits: ref_len-fitted-as-0-per-
+    segment) x192, the tie re-chosen by the records' own names (what is known, each fitted record's name)."""
+    signatures = {(KNOWN, FIT, OTHER): 3, (KNOWN, FIT): 4, (KNOWN, OTHER): 1, (KNOWN,): 2}
+    keep_all = lambda tie, taken: list(tie)  # noqa: E731 (nothing contradicted on the passing requests)
+    causes = minimal_cover(signatures, among_equals=keep_all)
+    assert [(c.name, c.records) for c in causes] == [("ref_len-fitted-as-1-per-segment", 7),
+                                                      ("other-counting-of-ref_len", 3)]
+
+
 def test_the_grammar_leaves_out_what_a_named_variant_computes():
     """r = c, each segment's hypothesis length, is `reference-length-read-from-hypothesis-length` (a stage kind, which
     `classify._score_agrees` does not try): the grammar holds no expression of it, so a fit never names, where the score
