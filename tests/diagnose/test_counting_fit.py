@@ -1,7 +1,10 @@
 """Fitted counting (issue 36, counting-fit: `oracle.diagnose.countfit`): a counting field's arithmetic fitted to the
 returned integers where no named counting variant gives them. Each row's counts are derived by hand in its comment (the
 formulas' section 2.1 counts beside them); the record is named by the grammar's smallest expression that gives them,
-what is known (`other-counting-of-<layer>`) among its fits; a fit on one record is no run's cause."""
+what is known (`other-counting-of-<layer>`) among its fits; a fit on one record is no run's cause.
+
+Holds: oracle.diagnose.countfit, oracle.diagnose.cover
+"""
 
 from __future__ import annotations
 

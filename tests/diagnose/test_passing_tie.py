@@ -14,7 +14,9 @@ length (BP = 1):
 - "a b" against "a c": unigrams 1/2, bigrams 0/1. Under add-k p_2 = (0+1)/(1+1) = 1/2: the right score is 1/2.
   `smoothing=none` predicts 0 (p_2 = 0), `any-order-unmatched-zero` predicts 0: both contradicted.
 
-Holds: oracle.diagnose.equals, oracle.diagnose.cover (settled, among_equals), oracle.harness.events (the sample)
+The cover's `settled` and `among_equals`, and the events' bounded sample, are held here too.
+
+Holds: oracle.diagnose.equals, oracle.diagnose.cover, oracle.harness.events
 """
 
 from __future__ import annotations
