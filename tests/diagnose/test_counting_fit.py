@@ -8,12 +8,14 @@ Holds: oracle.diagnose.countfit, oracle.diagnose.cover
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from test_counting_kinds import by_hand, request  # (the same request builder and score written out)
 
 from oracle.diagnose import mechanisms
 from oracle.diagnose.classify import classify, explained_value, names_a_mechanism, what_is_known
-from oracle.diagnose.countfit import GRAMMAR, fitted_counts
+from oracle.diagnose.countfit import GRAMMAR, fit, fitted_counts
 from oracle.diagnose.cover import minimal_cover, states_what_is_known
 from oracle.formulas.bleu import Options
 
@@ -152,3 +154,58 @@ def test_what_is_known_of_a_record_not_searched_carries_its_fits(corpus, counts,
     known = what_is_known(request(corpus, 2), answer(*counts), "papineni")
     assert known.name == f"other-counting-of-{GRAMMAR[name].field}", known
     assert known.fits[0] == name, known
+
+
+# A request fitted again (`countfit.fit`'s `kept`, the request's own dict): what its earlier fits computed is read, and
+# charged as if computed again. The charges by hand, from the fit's stated cost: one pass for the lengths and totals
+# (the tables), and one a window width the matches read. At BLEU-2 the matches' expressions read widths n + k (k in
+# -2..2: widths 1..4, a width below 1 read by none, which does not apply) and the widths 1..4 at every order: 4 widths,
+# so 1 + 4 = 5 charges where the matches differ. SMALLEST's counts (the formulas' (12, 8) of (15, 11), c 15, r 15, by
+# hand above) with the matches of the smallest count, (8, 4).
+SMALLEST_FORMULAS = SimpleNamespace(hyp_len=15, ref_len=15, matches=(12, 8), totals=(15, 11))
+SMALLEST_RETURNED = SimpleNamespace(hyp_len=15, ref_len=15, matches=(8, 4), totals=(15, 11))
+SMALLEST_FIT = "matches-fitted-as-clipped-to-smallest-reference-count-windows-of-width-n"
+
+
+def _fit_counting(kept, *, permitted=lambda name: True, limit=None):
+    """The fits of SMALLEST's returned counts, and how many charges the fit made (the budget spent at the `limit`-th:
+    a charge past it raises, as a search's spent budget does)."""
+    charges = []
+
+    def charge():
+        charges.append(1)
+        if limit is not None and len(charges) > limit:
+            raise OverflowError
+
+    fits = fit(request(SMALLEST, 2).segments, 2, Options(), SMALLEST_RETURNED, SMALLEST_FORMULAS, permitted=permitted,
+               charge=charge, spent=(OverflowError,), kept=kept)
+    return fits, len(charges)
+
+
+def test_a_request_fitted_again_is_charged_as_the_first_fit_and_gets_the_same_fits():
+    kept: dict = {}
+    first = _fit_counting(kept)
+    assert first[0][0] == (SMALLEST_FIT,) and first[1] == 5  # (the hand's fit, and 1 + 4 charges)
+    assert _fit_counting(kept) == first  # (a hit: every value read from `kept`)
+    assert _fit_counting(None) == first  # (nothing kept: every value computed)
+
+
+def test_a_request_fitted_again_among_fewer_expressions_is_charged_for_the_widths_they_read():
+    # the one expression permitted, each order n's windows of width n + 1: widths 2 and 3 at BLEU-2, 1 + 2 charges;
+    # (by hand: segment 1 "a a b z" against "a b y" and "a a b y", bigram (a a) 1 in the second, (a b) 1, (b z) 0: 2;
+    # trigrams (a a b) 1, (a b z) 0: 1. Segment 2 the same, segment 3 as 1, segment 4 "e f g" against "e f g": (e f),
+    # (f g) 2 and (e f g) 1: (2 + 2 + 2 + 2, 1 + 1 + 1 + 1) = (8, 4), the returned counts again)
+    name = "matches-fitted-as-clipped-windows-of-width-n+1"
+    kept: dict = {}
+    assert _fit_counting(kept, permitted=lambda part: part == name) == ([(name,)], 3)  # (nothing kept yet)
+    _fit_counting(kept)  # (every width kept)
+    assert _fit_counting(kept, permitted=lambda part: part == name) == ([(name,)], 3)
+
+
+@pytest.mark.parametrize("limit", range(5))
+def test_a_budget_spent_during_a_fit_again_is_spent_at_the_same_charge(limit):
+    """A budget spent at any of the 5 charges: nothing fitted (the record keeps what is known), after the same charges
+    whether the request's values were kept from an earlier fit or not."""
+    kept: dict = {}
+    _fit_counting(kept)
+    assert _fit_counting(kept, limit=limit) == _fit_counting(None, limit=limit) == ([], limit + 1)
