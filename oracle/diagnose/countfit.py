@@ -54,6 +54,9 @@ FITTED = "-fitted-as-"
 OFFSETS = (-2, -1, 1, 2)
 #: The fixed widths a window may have at every order (one order's value read at each).
 FIXED_WIDTHS = (1, 2, 3, 4)
+#: The order the differing fields are fitted in: the matches, a pass a window width, last, so that a differing field no
+#: expression gives (nothing fitted) is found before they are counted.
+_FITTED_FIRST = ("hyp_len", "ref_len", "totals", "matches")
 #: The most fits one record keeps (the smallest first): the rest say nothing a run's pattern needs.
 MOST_FITS = 12
 
@@ -350,16 +353,16 @@ def fit(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_cou
         return []
     try:
         tables = _Tables(segments, options, charge, kept)
-        per_field = []
-        for field in differing:
+        per_field = {}
+        for field in sorted(differing, key=_FITTED_FIRST.index):
             fits = [e.name for e in GRAMMAR.values()
                     if e.field == field and permitted(e.name) and tables.value(e, n) == wanted[field]]
             if not fits:
                 return []
-            per_field.append(fits)
+            per_field[field] = fits
     except spent:
         return []
-    return list(itertools.islice(itertools.product(*per_field), MOST_FITS))
+    return list(itertools.islice(itertools.product(*(per_field[field] for field in differing)), MOST_FITS))
 
 
 __all__ = ["FITTED", "GRAMMAR", "Expression", "fit", "fitted_counts", "fitted_words", "is_fitted"]
