@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracle.diagnose.counting import _counts_of, _reported_counts, fold_of
+from oracle.formulas import runs
 
 #: The counting fields, in the order a record's fitted parts are named.
 FIELDS = ("hyp_len", "ref_len", "matches", "totals")
@@ -67,16 +68,33 @@ class _Shared:
     hints, its block's causes, what is known) and each computation is a function of the request and its case folding
     alone. Nothing here is charged: what a fit charges is `_Tables`', the same on a request fitted before or not."""
 
-    __slots__ = ("hypotheses", "references", "matched", "values")
+    __slots__ = ("segments", "options", "folded", "matched", "values")
 
     def __init__(self, segments: Sequence[Any], options: Any) -> None:
-        fold = fold_of(options)
-        self.hypotheses = [tuple(s.hypothesis) if fold is None else tuple(map(fold, s.hypothesis)) for s in segments]
-        self.references = [[tuple(r) if fold is None else tuple(map(fold, r)) for r in s.references] for s in segments]
+        self.segments, self.options = segments, options
+        #: the hypotheses and the references, folded as the oracle folds them: read only where an expression reads
+        #: the tables (a fit among no expression of a field, as a search among given names is, reads nothing)
+        self.folded: tuple[list[tuple[str, ...]], list[list[tuple[str, ...]]]] | None = None
         #: each window width's corpus matches by clip (`_clip_sums`)
         self.matched: dict[int, dict[str, int]] = {}
         #: each (expression's name, n)'s value, with the window widths it read, in the order it read them
         self.values: dict[tuple[str, int], tuple[Any, tuple[int, ...]]] = {}
+
+
+    def tokens(self) -> tuple[list[tuple[str, ...]], list[list[tuple[str, ...]]]]:
+        """The hypotheses and each segment's references, folded (once)."""
+        if self.folded is None:
+            fold = fold_of(self.options)
+            segments = self.segments
+            if fold is None:
+                self.folded = ([tuple(s.hypothesis) for s in segments],
+                               [[tuple(r) for r in s.references] for s in segments])
+            else:  # each distinct token folded once (a 65,600-token run is one token)
+                folded = {token: fold(token) for s in segments for tokens in (s.hypothesis, *s.references)
+                          for token in set(tokens)}
+                self.folded = ([tuple(map(folded.__getitem__, s.hypothesis)) for s in segments],
+                               [[tuple(map(folded.__getitem__, r)) for r in s.references] for s in segments])
+        return self.folded
 
 
 def _shared(segments: Sequence[Any], options: Any, kept: dict | None) -> _Shared:
@@ -102,10 +120,16 @@ class _Tables:
         charge()
         self.charge = charge
         self._shared = _shared(segments, options, kept)
-        self.hypotheses = self._shared.hypotheses
-        self.references = self._shared.references
         self._charged: set[int] = set()  # the widths this fit has charged
         self._read: list[int] | None = None  # the widths the expression being computed has read (`value`)
+
+    @property
+    def hypotheses(self) -> list[tuple[str, ...]]:
+        return self._shared.tokens()[0]
+
+    @property
+    def references(self) -> list[list[tuple[str, ...]]]:
+        return self._shared.tokens()[1]
 
     def matched(self, width: int) -> dict[str, int]:
         """Each clip's (`_CLIPS`) matches over the corpus, the hypothesis's windows of `width` against each
@@ -158,7 +182,11 @@ def _clip_sums(hypotheses: Sequence[tuple[str, ...]], references: Sequence[Seque
 
 
 def _windows(tokens: tuple[str, ...], width: int) -> Counter:
-    """Each window of `width` tokens (a tuple, as `tokens[i:i + width]`) and how often it occurs."""
+    """Each window of `width` tokens (a tuple, as `tokens[i:i + width]`) and how often it occurs: a long sentence of few
+    runs of one token (a 65,600-token run) counted run by run, as the formulas count it (`runs.count_by_runs`, every
+    width up to `width`, the windows of `width` kept)."""
+    if runs.mostly_runs(tokens, width):
+        return Counter({gram: k for gram, k in runs.count_by_runs(tokens, width).items() if len(gram) == width})
     return Counter(zip(*[tokens[i:] for i in range(width)], strict=False))  # (the shortest, the last window, ends it)
 
 
