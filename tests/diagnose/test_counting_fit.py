@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 from test_counting_kinds import by_hand, request  # (the same request builder and score written out)
 
-from oracle.diagnose import mechanisms
+from oracle.diagnose import countfit, mechanisms
 from oracle.diagnose.classify import classify, explained_value, names_a_mechanism, what_is_known
 from oracle.diagnose.countfit import GRAMMAR, fit, fitted_counts
 from oracle.diagnose.cover import minimal_cover, states_what_is_known
@@ -209,3 +209,19 @@ def test_a_budget_spent_during_a_fit_again_is_spent_at_the_same_charge(limit):
     kept: dict = {}
     _fit_counting(kept)
     assert _fit_counting(kept, limit=limit) == _fit_counting(None, limit=limit) == ([], limit + 1)
+
+
+def test_a_long_sentence_of_runs_is_counted_as_its_windows_are():
+    """A sentence of long runs of one token (counted run by run, `runs.count_by_runs`, past `runs.SHORTEST` tokens)
+    gives each clip the windows' counts by hand: hypothesis 300 a then 300 b against 400 a and 100 b. Width 1: a 300
+    (400 and 0 in the references), b 300 (0 and 100). Width 2: (a a) 299 (399 and 0), (a b) 1 (0, 0), (b b) 299 (0, 99).
+    Clipped to the largest count: 300 + 100 = 400 and 299 + 99 = 398; to the sum the same; to the smallest 0 and 0; to
+    the first 300 and 299; to the last 100 and 99; unclipped 600 and 598; distinct 2 and 2."""
+    hypothesis, first, last = ("a",) * 300 + ("b",) * 300, ("a",) * 400, ("b",) * 100
+    assert countfit._windows(hypothesis, 2) == {("a", "a"): 299, ("a", "b"): 1, ("b", "b"): 299}
+    clips = ("clipped", "clipped-to-reference-sum", "clipped-to-smallest-reference-count", "clipped-to-first-reference",
+             "clipped-to-last-reference", "unclipped", "distinct")
+    by_hand = {1: (400, 400, 0, 300, 100, 600, 2), 2: (398, 398, 0, 299, 99, 598, 2)}
+    for width, sums in by_hand.items():
+        counted = countfit._clip_sums([hypothesis], [[first, last]], width)
+        assert {clip: counted[clip] for clip in clips} == dict(zip(clips, sums, strict=True))
