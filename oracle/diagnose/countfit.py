@@ -80,7 +80,6 @@ class _Shared:
         #: each (expression's name, n)'s value, with the window widths it read, in the order it read them
         self.values: dict[tuple[str, int], tuple[Any, tuple[int, ...]]] = {}
 
-
     def tokens(self) -> tuple[list[tuple[str, ...]], list[list[tuple[str, ...]]]]:
         """The hypotheses and each segment's references, folded (once)."""
         if self.folded is None:
@@ -103,7 +102,7 @@ def _shared(segments: Sequence[Any], options: Any, kept: dict | None) -> _Shared
         return _Shared(segments, options)
     key = ("counting fit", options.lowercase, options.case_fold if options.lowercase else None)
     found = kept.get(key)
-    if found is None:
+    if found is None or found.segments is not segments:  # (another request's: never read for this one)
         found = kept[key] = _Shared(segments, options)
     return found
 

@@ -225,3 +225,15 @@ def test_a_long_sentence_of_runs_is_counted_as_its_windows_are():
     for width, sums in by_hand.items():
         counted = countfit._clip_sums([hypothesis], [[first, last]], width)
         assert {clip: counted[clip] for clip in clips} == dict(zip(clips, sums, strict=True))
+
+
+def test_what_another_request_kept_is_never_read():
+    """A dict kept with one request and passed with another (never so in `classify`, where it is the request's own):
+    the second request's fits are its own. ROWS' first row by hand: "a b c" / "a b c", BLEU-2, totals (3, 3) returned
+    against the formulas' (3, 2): every order's total the hypothesis's length, the windows of width 1."""
+    kept: dict = {}
+    _fit_counting(kept)
+    fits = fit(request([("a b c", ["a b c"])], 2).segments, 2, Options(),
+               SimpleNamespace(hyp_len=3, ref_len=3, matches=(3, 2), totals=(3, 3)),
+               SimpleNamespace(hyp_len=3, ref_len=3, matches=(3, 2), totals=(3, 2)), kept=kept)
+    assert fits[0] == ("totals-fitted-as-windows-of-width-1-at-every-order",)
