@@ -913,7 +913,7 @@ def _with_fitted_counting(search, known):
     if len(known.parts) != 1 or not known.parts[0].startswith(OTHER_COUNTING) or not search.statistics:
         return known
     fits = fit_counting(search.ctx.request.segments, search.n, search.ctx.options, _reported(search.statistics),
-                        search.base.statistics, permitted=search.permitted)
+                        search.base.statistics, permitted=search.permitted, kept=search.ctx.counted)
     fitting = tuple(parts for parts in fits if search.permitted(*parts) and parts not in known.fitting)
     return replace(known, fitting=(*known.fitting, *fitting)) if fitting else known
 
@@ -1253,7 +1253,7 @@ def _fitted_counting(search, value):
     ctx = search.ctx
     fits = fit_counting(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
                         search.base.statistics, permitted=search.permitted, charge=search.charge,
-                        spent=(_BudgetSpent,))
+                        spent=(_BudgetSpent,), kept=ctx.counted)
     return [Explanation(parts, "; and ".join(map(fitted_words, parts)),
                         tuple(("computation", part) for part in parts), value)
             for parts in fits if search.permitted(*parts)]
