@@ -87,9 +87,34 @@ def test_a_named_variant_keeps_its_counts_and_counts_no_expression_gives_stay_wh
     req = request([("a b c", ["a b d"])], 2)
     named = classify(req, answer(3, 3, (2, 1), (2, 1)), "papineni")
     assert named.name == "totals-one-short", named
-    assert not [fit for fit in named.fits if fit in GRAMMAR]
+    assert not [fit for fit in named.fits if fit in GRAMMAR]  # (the grammar is read beside a name for c and r only)
     unknown = classify(req, answer(3, 3, (2, 1), (2, 3)), "papineni")
     assert unknown.name == "other-counting-of-totals" and not unknown.fits, unknown
+
+
+def test_a_record_a_named_variant_explains_carries_the_fits_of_its_counts_too():
+    """"a b" / "a b", BLEU-2, r returned as 0 (the formulas' c = r = 2, (2, 1) of (2, 1), BP 1 either way: the score
+    agrees): the distance |2 - 2| = 0 to the closest reference (`reference-length-is-the-distance`, a named length
+    reading) names it, as on main, and a constant 0 a segment, the grammar's, gives r as well: among its fits, so that a
+    run whose other records that fit names covers this one by it (the shrinker drives c and r together, where the
+    distance is 0). And "a b" / "a b", "a b c d", BLEU-2, r returned as 4 (the formulas' r = 2, the closest; c = 2, so
+    BP = e^(1 - 4/2) and the score differs): the longest and the last reference are 4 tokens, each named by a named
+    reading, and the grammar's fits of r = 4 are beside the name (the last reference's length, c + 2 among them)."""
+    distance = classify(request([("a b", ["a b"])], 2), answer(2, 0, (2, 1), (2, 1)), "papineni")
+    assert distance.name == "reference-length-is-the-distance", distance
+    assert "ref_len-fitted-as-0-per-segment" in distance.fits, distance
+    longer = classify(request([("a b", ["a b", "a b c d"])], 2), answer(2, 4, (2, 1), (2, 1)), "papineni")
+    assert longer.name not in GRAMMAR, longer
+    assert {"ref_len-fitted-as-last-reference", "ref_len-fitted-as-hypothesis-length-plus-2"} <= set(longer.fits)
+
+
+def test_a_fit_that_reaches_a_named_records_too_covers_them():
+    """Two records named by a named reading that a fit gives as well, five named what is known with that fit: the fit
+    reaches all seven, more than what is known (five), so it names the run, the named reading no cause of its own."""
+    distance = ("reference-length-is-the-distance",)
+    fit = ("ref_len-fitted-as-0-per-segment",)
+    causes = minimal_cover({(distance, fit): 2, (("other-counting-of-ref_len",), fit): 5})
+    assert [(c.name, c.records) for c in causes] == [("ref_len-fitted-as-0-per-segment", 7)]
 
 
 FIT = ("ref_len-fitted-as-1-per-segment",)
