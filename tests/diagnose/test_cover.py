@@ -226,14 +226,20 @@ def test_a_narrower_coincidental_fit_keeps_what_is_known_among_its_fits():
 
 def test_a_run_names_records_its_main_cause_explains_by_it_not_by_a_narrower_coincidence():
     """Six records of the length-2 bug: three only what is known fits, three the cap to 2 tokens fits as well (a
-    pattern by itself). One cause explains all six: the cap is what those three inputs fit as well, not a cause."""
+    pattern by itself). One cause explains all six: the cap is what those three inputs fit as well, not a cause.
+    Every record has one reference and r = 2, which the counting grammar's `number-of-references-plus-1` gives on each
+    (1 + 1, by hand; no reference length, hypothesis length or other offset of them is 2 on all six: 6, 5, 7, 5, 4, 3
+    and c 3, 4, 3, 4, 3, 6), among the fits of the three what is known names and, since only r differs, beside the
+    cap on the other three (fits-beside): a fit all six records share names the run (`cover._fitted_over_known`),
+    what these one-reference inputs cannot tell from "2 a segment", which its words say is a fit of the integers."""
     tally = RootCauseTally()
     for index, (request, answer) in enumerate(LENGTH_TWO_ONLY + COINCIDENT):
         classification = classify(request, answer, "papineni").classification()
         tally.add(Record(id=f"random-0-{index}", kind="example", outcome=Outcome.FAIL, layer="ref_len",
                          classification=classification))
-    assert tally.run_names() == [(KNOWN,)]
-    assert [(g.name, g.count) for g in tally.groups()] == [(KNOWN, 6)]
+    fitted = ("ref_len-fitted-as-number-of-references-plus-1",)
+    assert tally.run_names() == [fitted]
+    assert [(g.name, g.count) for g in tally.groups()] == [(fitted[0], 6)]
 
 
 def test_what_is_known_among_every_records_fits_is_no_alternative_to_the_mechanism_that_names_them():
