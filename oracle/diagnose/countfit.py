@@ -17,6 +17,15 @@ and summed over the corpus, one grammar per counting field:
   references' windows of the same width and clipped by the largest count in any one reference (the formulas' clip),
   by the sum, the smallest, the first's or the last's count, not clipped, or counted as sets (each distinct window
   once).
+- stage 2, an n-gram extraction other than the formulas' applied to both sides (fit-aggregation, after every
+  expression above): the loop `tokens[i:i + n] for i in range(len - n + 1)` with issue 36's operators applied (every
+  window but the last, but the first, one past the end, the width one narrower, a window at every position, the first
+  window alone, the bound's operands swapped, the slice's start left out, the key's tokens sorted, a stride of n, the
+  segments read as one stream), each's matches clipped as the formulas clip, and its totals where no expression above
+  spans them.
+- stage 5, the corpus aggregation (fit-aggregation, last): each field's corpus value from the formulas' own per-segment
+  values aggregated otherwise than the sum (the first segment's or the last's alone, every segment but the first or
+  the last, the largest, the mean rounded down; on two segments at least), and c read from each segment's r.
 
 Each expression is tried in order of size (a base quantity before an offset from it, the formulas' clip before
 another, the order's own width before another), and every one that gives the returned integers of its field at
@@ -28,7 +37,10 @@ chance, a fitted name needs evidence (`mechanisms.needs_evidence`): a run is nam
 records named what is known of that field share it (`cover._fitted_over_known`).
 
 Cost: the lengths and totals are one pass over the request's tokens (one `charge`); each window width the matches
-are counted at is one pass more (widths 1 to max order + 2, four at least); where the search's budget is spent,
+are counted at is one pass more (widths 1 to max order + 2, four at least); each stage 2 extractor's matches one
+more (every order counted in it, as the formulas count theirs: eleven where the matches differ), the per-segment
+statistics the stage 5 aggregations read one more (where a corpus of two segments or more differs at a field);
+the stage 2 totals are the lengths' arithmetic, uncharged; where the search's budget is spent,
 nothing is fitted (the record keeps what is known). In `classify.what_is_known` (a record its run does not search)
 the passes are the fit's own, charged to no budget.
 """
@@ -42,6 +54,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracle.diagnose.counting import _counts_of, _reported_counts, fold_of
+from oracle.diagnose.expect import ORACLE_REFUSALS
+from oracle.formulas import bleu
 
 #: The counting fields, in the order a record's fitted parts are named.
 FIELDS = ("hyp_len", "ref_len", "matches", "totals")
@@ -67,6 +81,8 @@ class _Tables:
         self.hypotheses = [tuple(s.hypothesis) if fold is None else tuple(map(fold, s.hypothesis)) for s in segments]
         self.references = [[tuple(r) if fold is None else tuple(map(fold, r)) for r in s.references] for s in segments]
         self._matched: dict[int, dict[str, int]] = {}
+        self.options = options
+        self._kept: dict[Any, Any] = {}
 
     def matched(self, width: int) -> dict[str, int]:
         """Each clip's (`_CLIPS`) matches over the corpus, the hypothesis's windows of `width` against each
@@ -86,9 +102,121 @@ class _Tables:
             self._matched[width] = sums
         return self._matched[width]
 
+    def extracted(self, extractor: str, n: int) -> tuple[int, ...]:
+        """The formulas' clipped matches at orders 1..n of the n-gram extractor `extractor` (`_EXTRACTORS`), applied to
+        the hypothesis and every reference alike (a pass over the request, charged: every order's windows counted in
+        it, as the formulas count theirs)."""
+        key = ("extracted", extractor, n)
+        if key not in self._kept:
+            self.charge()
+            _, windows = _EXTRACTORS[extractor]
+            matches = [0] * n
+            for hypotheses, references in _streams(self, extractor):
+                for order in range(1, n + 1):
+                    limit: Counter = Counter()
+                    for reference in references:
+                        for gram, k in windows(reference, order).items():
+                            limit[gram] = max(limit[gram], k)
+                    matches[order - 1] += sum(min(k, limit[gram]) for gram, k in windows(hypotheses, order).items())
+            self._kept[key] = tuple(matches)
+        return self._kept[key]
+
+    def per_segment(self, n: int) -> list[dict[str, Any]] | None:
+        """The formulas' own statistics of each segment, its c_i, r_i, m_{1..n,i} and l_{1..n,i} by field (`FIELDS`),
+        under the request's options (its reference-length rule, its floor on the totals), as section 2.1 counts one
+        sentence: what the corpus aggregations add up otherwise than the sum (a pass over the request, charged). None
+        where the formulas refuse a segment (no reference)."""
+        key = ("per-segment", n)
+        if key not in self._kept:
+            self.charge()
+            try:
+                self._kept[key] = [
+                    _counts_of(bleu.segment_statistics(hypothesis, references, max_order=n, options=self.options), n)
+                    for hypothesis, references in zip(self.hypotheses, self.references, strict=True)]
+            except ORACLE_REFUSALS:
+                self._kept[key] = None
+        return self._kept[key]
+
 
 def _windows(tokens: tuple[str, ...], width: int) -> Counter:
     return Counter(tokens[i:i + width] for i in range(len(tokens) - width + 1))
+
+
+# -- stage 2's extractors: the loop `tokens[i:i + n] for i in range(len - n + 1)` mutated ------------------------------
+
+#: An n-gram extractor other than the formulas' (issue 36's operators applied to the loop and its slice), used for the
+#: hypothesis and the references alike: name -> (words, (tokens, n) -> its keys and their counts). Python's slices
+#: never raise, so a window past the end is short.
+_EXTRACTORS: dict[str, tuple[str, Callable[[tuple[str, ...], int], Counter]]] = {
+    # a bound off by one: the loop one short (range(len - n)), started at 1, one long (range(len - n + 2))
+    "windows-but-the-last": ("every window of width n but the last (range(len - n))",
+                             lambda t, n: Counter(t[i:i + n] for i in range(len(t) - n))),
+    "windows-but-the-first": ("every window of width n but the first (range(1, len - n + 1))",
+                              lambda t, n: Counter(t[i:i + n] for i in range(1, len(t) - n + 1))),
+    "windows-one-past-the-end": ("the windows of width n and one more past them, the last n - 1 tokens (range(len - n "
+                                 "+ 2))", lambda t, n: Counter(t[i:i + n] for i in range(len(t) - n + 2))),
+    # the width off by one, as many windows as that width has: tokens[i:i + n - 1] for i in range(len - n + 2), the
+    # empty window len + 1 times at order 1 (which the grammar's windows of width n - 1 leave out: no width 0 there)
+    "windows-one-narrower": ("the windows of width n - 1, as many as that width has (range(len - n + 2)), order 1's "
+                             "the empty window len + 1 times",
+                             lambda t, n: Counter(t[i:i + n - 1] for i in range(len(t) - n + 2))),
+    # a constant for the bound: every position (range(len)), one window (range(1))
+    "windows-at-every-position": ("a window tokens[i:i + n] at every position (range(len)), the last n - 1 shorter",
+                                  lambda t, n: Counter(t[i:i + n] for i in range(len(t)))),
+    "first-window-only": ("one window a sequence, its first n tokens (range(1)); an empty sequence's empty one",
+                          lambda t, n: Counter((t[:n],))),
+    # operands swapped in the bound (range(n - len + 1)); the slice's start left out (tokens[i:n])
+    "windows-of-the-bound-swapped": ("tokens[i:i + n] for i in range(n - len + 1): windows only where len <= n, each "
+                                     "a suffix", lambda t, n: Counter(t[i:i + n] for i in range(n - len(t) + 1))),
+    "windows-ending-at-n": ("tokens[i:n] for i in range(len - n + 1): windows shrinking towards the n-th token",
+                            lambda t, n: Counter(t[i:n] for i in range(len(t) - n + 1))),
+    # the key: the window's tokens sorted (order ignored); the loop's step: n (windows that do not overlap)
+    "windows-as-sorted-tuples": ("every window of width n with its tokens sorted (their order ignored)",
+                                 lambda t, n: Counter(tuple(sorted(t[i:i + n])) for i in range(len(t) - n + 1))),
+    "windows-with-stride-n": ("the windows of width n taken every n tokens (range(0, len - n + 1, n): none overlap)",
+                              lambda t, n: Counter(t[i:i + n] for i in range(0, len(t) - n + 1, n))),
+    # the sequences: the formulas' windows over the segments concatenated (the corpus read as one stream)
+    "windows-across-segments": ("every window of width n of the hypotheses concatenated across segments, clipped "
+                                "against each reference position's concatenation (the j-th references joined)",
+                                _windows),
+}
+
+
+def _streams(tables: _Tables, extractor: str) -> list[tuple[tuple[str, ...], list[tuple[str, ...]]]]:
+    """The (hypothesis, references) pairs `extractor` reads: each segment's, or for `windows-across-segments` one pair,
+    the hypotheses concatenated and, for each reference position j, the j-th references of the segments that have
+    one."""
+    if extractor != "windows-across-segments":
+        return list(zip(tables.hypotheses, tables.references, strict=True))
+    most = max((len(references) for references in tables.references), default=0)
+    return [(tuple(itertools.chain.from_iterable(tables.hypotheses)),
+             [tuple(itertools.chain.from_iterable(references[j] for references in tables.references
+                                                  if j < len(references))) for j in range(most)])]
+
+
+#: The totals of the extractors whose totals no earlier expression spans, each from the lengths alone (no pass): a
+#: length L's window count at order n (the others: every window but one is width n + 1's count, every position width
+#: 1's, one past the end width n - 1's, one a sequence 1 a segment, the keys changed the formulas').
+_EXTRACTOR_TOTALS: dict[str, Callable[[list[int], int], int]] = {
+    "windows-of-the-bound-swapped": lambda lengths, n: sum(max(n - length + 1, 0) for length in lengths),
+    "windows-with-stride-n": lambda lengths, n: sum(len(range(0, length - n + 1, n)) for length in lengths),
+    "windows-across-segments": lambda lengths, n: max(sum(lengths) - n + 1, 0),
+}
+
+
+# -- stage 5's aggregations: the formulas' per-segment values added up otherwise than the sum -------------------------
+
+#: name -> (words, the per-segment values (two at least) -> the corpus's value).
+_AGGREGATIONS: dict[str, tuple[str, Callable[[list[int]], int]]] = {
+    "first-segment-alone": ("the first segment's alone", lambda values: values[0]),
+    "last-segment-alone": ("the last segment's alone (a running value overwritten, not added)",
+                           lambda values: values[-1]),
+    "sum-without-first-segment": ("the sum over every segment but the first", lambda values: sum(values[1:])),
+    "sum-without-last-segment": ("the sum over every segment but the last", lambda values: sum(values[:-1])),
+    "largest-segment-value": ("the largest segment's value", max),
+    "segment-mean-rounded-down": ("the segments' mean rounded down (the sum // the number of segments)",
+                                  lambda values: sum(values) // len(values)),
+}
 
 
 # -- the grammar's base quantities, per segment -----------------------------------------------------------------------
@@ -229,9 +357,73 @@ def _matches_expressions() -> list[Expression]:
     return found
 
 
+#: The size of the stage 2 and stage 5 expressions (fit-aggregation): above every earlier expression's, so that each of
+#: those keeps its place in its field's order.
+LATER = 4
+
+
+def _extraction_expressions() -> list[Expression]:
+    """Stage 2, the n-gram extraction applied to both sides: each `_EXTRACTORS` entry's matches clipped as the
+    formulas clip (the largest count in any one reference), and its totals where no earlier expression spans them."""
+    found = []
+
+    def matched(extractor: str) -> Callable[[_Tables, int], Any]:
+        return lambda tables, n: tables.extracted(extractor, n)
+
+    def totals(extractor: str) -> Callable[[_Tables, int], Any]:
+        count = _EXTRACTOR_TOTALS[extractor]
+        return lambda tables, n: tuple(count([len(h) for h in tables.hypotheses], order) for order in range(1, n + 1))
+
+    for extractor, (words, _) in _EXTRACTORS.items():
+        found.append(Expression(f"matches{FITTED}clipped-{extractor}", "matches",
+                                f"each order n's matches are an n-gram extractor's keys, {words}, on the hypothesis "
+                                "and the references alike, each clipped to its largest count in any one reference",
+                                LATER, matched(extractor)))
+        if extractor in _EXTRACTOR_TOTALS:
+            found.append(Expression(f"totals{FITTED}{extractor}", "totals",
+                                    f"each order n's total is the number of an n-gram extractor's keys, {words}", LATER,
+                                    totals(extractor)))
+    return found
+
+
+def _aggregation_expressions() -> list[Expression]:
+    """Stage 5, the corpus aggregation: each field's corpus value from the formulas' own per-segment values (c_i, r_i,
+    m_{n,i}, l_{n,i}, `_Tables.per_segment`) aggregated by an `_AGGREGATIONS` entry, on a corpus of two segments or
+    more (on one, each is the formulas' sum or a constant 0); and c read from each segment's r (its record's
+    neighbouring field: `ref_len`'s reading of c stays out, the named `reference-length-read-from-hypothesis-length`,
+    test_counting_fit.py)."""
+    found = []
+
+    def aggregated(field: str, aggregate: Callable[[list[int]], int]) -> Callable[[_Tables, int], Any]:
+        def value(tables: _Tables, n: int) -> Any:
+            segments = tables.per_segment(n) if len(tables.hypotheses) > 1 else None
+            if segments is None:
+                return None
+            if field in ("hyp_len", "ref_len"):
+                return aggregate([segment[field] for segment in segments])
+            return tuple(aggregate([segment[field][order] for segment in segments]) for order in range(n))
+        return value
+
+    def reference_lengths(tables: _Tables, n: int) -> int | None:
+        segments = tables.per_segment(n)
+        return None if segments is None else sum(segment["ref_len"] for segment in segments)
+
+    for field in FIELDS:
+        for aggregation, (words, aggregate) in _AGGREGATIONS.items():
+            found.append(Expression(f"{field}{FITTED}{aggregation}", field,
+                                    f"the corpus's {field} is {words} of the segments' own (the formulas' per-segment "
+                                    f"{field}, aggregated otherwise than the sum)", LATER,
+                                    aggregated(field, aggregate)))
+    found.append(Expression(f"hyp_len{FITTED}reference-length-field", "hyp_len",
+                            "the corpus's hyp_len is the sum of the segments' r, each the formulas' reference length "
+                            "by the request's rule (a segment's statistics read at the neighbouring field)", LATER,
+                            reference_lengths))
+    return found
+
+
 def _grammar() -> dict[str, Expression]:
     expressions = [*_length_expressions("hyp_len"), *_length_expressions("ref_len"), *_totals_expressions(),
-                   *_matches_expressions()]
+                   *_matches_expressions(), *_extraction_expressions(), *_aggregation_expressions()]
     ordered = sorted(expressions, key=lambda e: (FIELDS.index(e.field), e.size))  # (stable: declaration order)
     return {e.name: e for e in ordered}
 
