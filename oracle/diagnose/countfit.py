@@ -102,23 +102,44 @@ class _Tables:
             self._matched[width] = sums
         return self._matched[width]
 
-    def extracted(self, extractor: str, n: int) -> tuple[int, ...]:
-        """The formulas' clipped matches at orders 1..n of the n-gram extractor `extractor` (`_EXTRACTORS`), applied to
-        the hypothesis and every reference alike (a pass over the request, charged: every order's windows counted in
-        it, as the formulas count theirs)."""
-        key = ("extracted", extractor, n)
+    def windows_of(self, width: int) -> list[tuple[Counter, list[Counter], int]]:
+        """Each segment's hypothesis windows of `width` and each of its references' (the formulas' extractor), with
+        the formulas' clipped matches beside them: kept for the stage 2 extractors, most of which change a few keys of
+        these (a pass over the request, charged)."""
+        key = ("windows", width)
         if key not in self._kept:
             self.charge()
-            _, windows = _EXTRACTORS[extractor]
-            matches = [0] * n
-            for hypotheses, references in _streams(self, extractor):
-                for order in range(1, n + 1):
-                    limit: Counter = Counter()
-                    for reference in references:
-                        for gram, k in windows(reference, order).items():
-                            limit[gram] = max(limit[gram], k)
-                    matches[order - 1] += sum(min(k, limit[gram]) for gram, k in windows(hypotheses, order).items())
-            self._kept[key] = tuple(matches)
+            kept = []
+            for h, refs in zip(self.hypotheses, self.references, strict=True):
+                hypothesis, references = _windows(h, width), [_windows(r, width) for r in refs]
+                kept.append((hypothesis, references, _clipped(hypothesis, references)))
+            self._kept[key] = kept
+        return self._kept[key]
+
+    def extracted(self, extractor: str, n: int) -> tuple[int, ...]:
+        """The matches at orders 1..n of the n-gram extractor `extractor` (`_EXTRACTORS`) applied to the hypothesis
+        and every reference alike, each key clipped to its largest count in any one reference. The loop's bound moved
+        (`_CHANGED`) is the formulas' windows with a few keys removed or added, computed as that change (on the kept
+        windows, `windows_of`); the width one narrower is the formulas' matches one width down; the sorted keys re-key
+        the kept windows; the others count their few windows, or (the segments as one stream) a pass of their own,
+        charged."""
+        key = ("extracted", extractor, n)
+        if key not in self._kept:
+            if extractor in _CHANGED:
+                matches = tuple(_changed_matches(self.windows_of(order), self.hypotheses, self.references, order,
+                                                 _CHANGED[extractor]) for order in range(1, n + 1))
+            elif extractor == "windows-one-narrower":
+                matches = tuple(_narrower_matches(self, order) for order in range(1, n + 1))
+            elif extractor == "windows-as-sorted-tuples":
+                matches = tuple(sum(_clipped(_sorted_keys(h), [_sorted_keys(r) for r in refs])
+                                    for h, refs, _ in self.windows_of(order)) for order in range(1, n + 1))
+            else:
+                if extractor == "windows-across-segments":
+                    self.charge()
+                count = _FEW[extractor]
+                matches = tuple(sum(_clipped(count(h, order), [count(r, order) for r in refs])
+                                    for h, refs in _streams(self, extractor)) for order in range(1, n + 1))
+            self._kept[key] = matches
         return self._kept[key]
 
     def per_segment(self, n: int) -> list[dict[str, Any]] | None:
@@ -145,41 +166,116 @@ def _windows(tokens: tuple[str, ...], width: int) -> Counter:
 # -- stage 2's extractors: the loop `tokens[i:i + n] for i in range(len - n + 1)` mutated ------------------------------
 
 #: An n-gram extractor other than the formulas' (issue 36's operators applied to the loop and its slice), used for the
-#: hypothesis and the references alike: name -> (words, (tokens, n) -> its keys and their counts). Python's slices
-#: never raise, so a window past the end is short.
-_EXTRACTORS: dict[str, tuple[str, Callable[[tuple[str, ...], int], Counter]]] = {
+#: hypothesis and the references alike, each key clipped as section 2.1 clips: name -> its words (the grammar's order).
+#: Python's slices never raise, so a window past the end is short.
+_EXTRACTORS: dict[str, str] = {
     # a bound off by one: the loop one short (range(len - n)), started at 1, one long (range(len - n + 2))
-    "windows-but-the-last": ("every window of width n but the last (range(len - n))",
-                             lambda t, n: Counter(t[i:i + n] for i in range(len(t) - n))),
-    "windows-but-the-first": ("every window of width n but the first (range(1, len - n + 1))",
-                              lambda t, n: Counter(t[i:i + n] for i in range(1, len(t) - n + 1))),
-    "windows-one-past-the-end": ("the windows of width n and one more past them, the last n - 1 tokens (range(len - n "
-                                 "+ 2))", lambda t, n: Counter(t[i:i + n] for i in range(len(t) - n + 2))),
+    "windows-but-the-last": "every window of width n but the last (range(len - n))",
+    "windows-but-the-first": "every window of width n but the first (range(1, len - n + 1))",
+    "windows-one-past-the-end": "the windows of width n and one more past them, the last n - 1 tokens (range(len - n "
+                                "+ 2))",
     # the width off by one, as many windows as that width has: tokens[i:i + n - 1] for i in range(len - n + 2), the
     # empty window len + 1 times at order 1 (which the grammar's windows of width n - 1 leave out: no width 0 there)
-    "windows-one-narrower": ("the windows of width n - 1, as many as that width has (range(len - n + 2)), order 1's "
-                             "the empty window len + 1 times",
-                             lambda t, n: Counter(t[i:i + n - 1] for i in range(len(t) - n + 2))),
+    "windows-one-narrower": "the windows of width n - 1, as many as that width has (range(len - n + 2)), order 1's "
+                            "the empty window len + 1 times",
     # a constant for the bound: every position (range(len)), one window (range(1))
-    "windows-at-every-position": ("a window tokens[i:i + n] at every position (range(len)), the last n - 1 shorter",
-                                  lambda t, n: Counter(t[i:i + n] for i in range(len(t)))),
-    "first-window-only": ("one window a sequence, its first n tokens (range(1)); an empty sequence's empty one",
-                          lambda t, n: Counter((t[:n],))),
+    "windows-at-every-position": "a window tokens[i:i + n] at every position (range(len)), the last n - 1 shorter",
+    "first-window-only": "one window a sequence, its first n tokens (range(1)); an empty sequence's empty one",
     # operands swapped in the bound (range(n - len + 1)); the slice's start left out (tokens[i:n])
-    "windows-of-the-bound-swapped": ("tokens[i:i + n] for i in range(n - len + 1): windows only where len <= n, each "
-                                     "a suffix", lambda t, n: Counter(t[i:i + n] for i in range(n - len(t) + 1))),
-    "windows-ending-at-n": ("tokens[i:n] for i in range(len - n + 1): windows shrinking towards the n-th token",
-                            lambda t, n: Counter(t[i:n] for i in range(len(t) - n + 1))),
+    "windows-of-the-bound-swapped": "tokens[i:i + n] for i in range(n - len + 1): windows only where len <= n, each a "
+                                    "suffix",
+    "windows-ending-at-n": "tokens[i:n] for i in range(len - n + 1): windows shrinking towards the n-th token",
     # the key: the window's tokens sorted (order ignored); the loop's step: n (windows that do not overlap)
-    "windows-as-sorted-tuples": ("every window of width n with its tokens sorted (their order ignored)",
-                                 lambda t, n: Counter(tuple(sorted(t[i:i + n])) for i in range(len(t) - n + 1))),
-    "windows-with-stride-n": ("the windows of width n taken every n tokens (range(0, len - n + 1, n): none overlap)",
-                              lambda t, n: Counter(t[i:i + n] for i in range(0, len(t) - n + 1, n))),
+    "windows-as-sorted-tuples": "every window of width n with its tokens sorted (their order ignored)",
+    "windows-with-stride-n": "the windows of width n taken every n tokens (range(0, len - n + 1, n): none overlap)",
     # the sequences: the formulas' windows over the segments concatenated (the corpus read as one stream)
-    "windows-across-segments": ("every window of width n of the hypotheses concatenated across segments, clipped "
-                                "against each reference position's concatenation (the j-th references joined)",
-                                _windows),
+    "windows-across-segments": "every window of width n of the hypotheses concatenated across segments, clipped "
+                               "against each reference position's concatenation (the j-th references joined)",
 }
+
+Window = tuple[str, ...]
+
+#: The extractors whose windows are the formulas' (width n, range(len - n + 1)) with a few removed and a few added:
+#: name -> (tokens, n) -> (the windows removed, the windows added).
+_CHANGED: dict[str, Callable[[Window, int], tuple[tuple[Window, ...], tuple[Window, ...]]]] = {
+    "windows-but-the-last": lambda t, n: ((t[len(t) - n:],) if len(t) >= n else (), ()),
+    "windows-but-the-first": lambda t, n: ((t[:n],) if len(t) >= n else (), ()),
+    "windows-one-past-the-end": lambda t, n: ((), (t[len(t) - n + 1:],) if len(t) >= n - 1 else ()),
+    "windows-at-every-position": lambda t, n: ((), tuple(t[i:] for i in range(max(len(t) - n + 1, 0), len(t)))),
+}
+
+
+def _ending_at(t: Window, n: int) -> Counter:
+    """tokens[i:n] for i in range(len - n + 1), counted without slicing each: the keys from i = n on are empty."""
+    windows = max(len(t) - n + 1, 0)
+    found = Counter(t[i:n] for i in range(min(windows, n)))
+    if windows > n:
+        found[()] += windows - n
+    return found
+
+
+#: The extractors of few windows a sequence, counted as they are: name -> (tokens, n) -> their keys and counts.
+_FEW: dict[str, Callable[[Window, int], Counter]] = {
+    "first-window-only": lambda t, n: Counter((t[:n],)),
+    "windows-of-the-bound-swapped": lambda t, n: Counter(t[i:i + n] for i in range(n - len(t) + 1)),
+    "windows-ending-at-n": _ending_at,
+    "windows-with-stride-n": lambda t, n: Counter(t[i:i + n] for i in range(0, len(t) - n + 1, n)),
+    "windows-across-segments": _windows,
+}
+
+
+def _clipped(hypothesis: Counter, references: list[Counter]) -> int:
+    """Section 2.1's clip: each hypothesis key's count against its largest count in any one reference."""
+    if not references:
+        return 0
+    return sum(min(k, max(counts[gram] for counts in references)) for gram, k in hypothesis.items())
+
+
+def _changed_matches(windows: list[tuple[Counter, list[Counter], int]], hypotheses: list[Window],
+                     references: list[list[Window]], n: int,
+                     change: Callable[[Window, int], tuple[tuple[Window, ...], tuple[Window, ...]]]) -> int:
+    """The clipped matches of an extractor whose windows are the formulas' (`windows`, kept) changed by `change`: each
+    segment's formulas' matches, less the terms of the keys the change touches, plus their terms after it."""
+    total = 0
+    for (hypothesis, counts, term), h_tokens, r_tokens in zip(windows, hypotheses, references, strict=True):
+        if not counts:
+            continue
+        moved = [_moves(h_tokens, n, change)] + [_moves(r, n, change) for r in r_tokens]
+        touched = {gram for move in moved for gram in move}
+        for gram in touched:
+            before = [c[gram] for c in counts]
+            after = [c + move.get(gram, 0) for c, move in zip(before, moved[1:], strict=True)]
+            term += min(hypothesis[gram] + moved[0].get(gram, 0), max(after)) - min(hypothesis[gram], max(before))
+        total += term
+    return total
+
+
+def _moves(tokens: Window, n: int, change: Callable[[Window, int], tuple[tuple[Window, ...], tuple[Window, ...]]]
+           ) -> dict[Window, int]:
+    """How many of each window `change` adds to `tokens`' formulas' windows (removed ones negative)."""
+    removed, added = change(tokens, n)
+    moved: dict[Window, int] = {}
+    for gram in added:
+        moved[gram] = moved.get(gram, 0) + 1
+    for gram in removed:
+        moved[gram] = moved.get(gram, 0) - 1
+    return moved
+
+
+def _narrower_matches(tables: _Tables, n: int) -> int:
+    """The clipped matches of the windows of width n - 1, as many as that width has: the formulas' one width down,
+    and at order 1 the empty window len + 1 times on every side."""
+    if n > 1:
+        return sum(clipped for _, _, clipped in tables.windows_of(n - 1))
+    return sum(min(len(h) + 1, max(len(r) + 1 for r in refs))
+               for h, refs in zip(tables.hypotheses, tables.references, strict=True) if refs)
+
+
+def _sorted_keys(windows: Counter) -> Counter:
+    found: Counter = Counter()
+    for gram, k in windows.items():
+        found[tuple(sorted(gram))] += k
+    return found
 
 
 def _streams(tables: _Tables, extractor: str) -> list[tuple[tuple[str, ...], list[tuple[str, ...]]]]:
@@ -374,7 +470,7 @@ def _extraction_expressions() -> list[Expression]:
         count = _EXTRACTOR_TOTALS[extractor]
         return lambda tables, n: tuple(count([len(h) for h in tables.hypotheses], order) for order in range(1, n + 1))
 
-    for extractor, (words, _) in _EXTRACTORS.items():
+    for extractor, words in _EXTRACTORS.items():
         found.append(Expression(f"matches{FITTED}clipped-{extractor}", "matches",
                                 f"each order n's matches are an n-gram extractor's keys, {words}, on the hypothesis "
                                 "and the references alike, each clipped to its largest count in any one reference",

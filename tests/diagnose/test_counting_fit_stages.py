@@ -23,6 +23,9 @@ CAB = [("a b c", ["c a b"])]
 EXTRACTION = [
     # range(len - n): (a, b) against (c, a): a, 1; (ab) against (ca): 0
     (CAB, 2, "matches-fitted-as-clipped-windows-but-the-last", (1, 0)),
+    # two references, "a b c" / "c a b", "a b", range(len - n): (a, b) against (c, a) and (a): a, 1; (ab) against (ca)
+    # and nothing: 0 (the formulas: every unigram, 3; ab, 1)
+    ([("a b c", ["c a b", "a b"])], 2, "matches-fitted-as-clipped-windows-but-the-last", (1, 0)),
     # range(1, len - n + 1): (b, c) against (a, b): b, 1; (bc) against (ab): 0
     (CAB, 2, "matches-fitted-as-clipped-windows-but-the-first", (1, 0)),
     # range(len - n + 2): (a, b, c, ()) against (c, a, b, ()): 4; (ab, bc, c) against (ca, ab, b): ab, 1
