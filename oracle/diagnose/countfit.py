@@ -54,7 +54,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracle.diagnose.counting import _counts_of, _reported_counts, fold_of
-from oracle.diagnose.expect import ORACLE_REFUSALS
 from oracle.formulas import bleu
 
 #: The counting fields, in the order a record's fitted parts are named.
@@ -142,21 +141,24 @@ class _Tables:
             self._kept[key] = matches
         return self._kept[key]
 
-    def per_segment(self, n: int) -> list[dict[str, Any]] | None:
-        """The formulas' own statistics of each segment, its c_i, r_i, m_{1..n,i} and l_{1..n,i} by field (`FIELDS`),
-        under the request's options (its reference-length rule, its floor on the totals), as section 2.1 counts one
-        sentence: what the corpus aggregations add up otherwise than the sum (a pass over the request, charged). None
-        where the formulas refuse a segment (no reference)."""
-        key = ("per-segment", n)
-        if key not in self._kept:
-            self.charge()
-            try:
-                self._kept[key] = [
-                    _counts_of(bleu.segment_statistics(hypothesis, references, max_order=n, options=self.options), n)
-                    for hypothesis, references in zip(self.hypotheses, self.references, strict=True)]
-            except ORACLE_REFUSALS:
-                self._kept[key] = None
-        return self._kept[key]
+    def per_segment(self, field: str, n: int) -> list[Any] | None:
+        """The formulas' own `field` of each segment, as section 2.1 counts one sentence under the request's options:
+        c_i, r_i (its reference-length rule), or per order m_{n,i} (the kept windows' clipped matches, `windows_of`:
+        charged there) or l_{n,i} (len - n + 1, at least its floor on the totals): what the corpus aggregations add up
+        otherwise than the sum. None where a segment has no reference (the formulas refuse it)."""
+        if not all(self.references):
+            return None
+        if field == "hyp_len":
+            return [len(h) for h in self.hypotheses]
+        if field == "ref_len":
+            rule = self.options.reference_length
+            return [bleu.effective_reference_length(len(h), [len(r) for r in refs], rule)
+                    for h, refs in zip(self.hypotheses, self.references, strict=True)]
+        if field == "totals":
+            floor = self.options.segment_totals_floor
+            return [tuple(max(len(h) - order + 1, 0, floor) for order in range(1, n + 1)) for h in self.hypotheses]
+        by_order = [self.windows_of(order) for order in range(1, n + 1)]
+        return [tuple(kept[i][2] for kept in by_order) for i in range(len(self.hypotheses))]
 
 
 def _windows(tokens: tuple[str, ...], width: int) -> Counter:
@@ -492,17 +494,17 @@ def _aggregation_expressions() -> list[Expression]:
 
     def aggregated(field: str, aggregate: Callable[[list[int]], int]) -> Callable[[_Tables, int], Any]:
         def value(tables: _Tables, n: int) -> Any:
-            segments = tables.per_segment(n) if len(tables.hypotheses) > 1 else None
-            if segments is None:
+            values = tables.per_segment(field, n) if len(tables.hypotheses) > 1 else None
+            if values is None:
                 return None
             if field in ("hyp_len", "ref_len"):
-                return aggregate([segment[field] for segment in segments])
-            return tuple(aggregate([segment[field][order] for segment in segments]) for order in range(n))
+                return aggregate(values)
+            return tuple(aggregate([value[order] for value in values]) for order in range(n))
         return value
 
     def reference_lengths(tables: _Tables, n: int) -> int | None:
-        segments = tables.per_segment(n)
-        return None if segments is None else sum(segment["ref_len"] for segment in segments)
+        values = tables.per_segment("ref_len", n)
+        return None if values is None else sum(values)
 
     for field in FIELDS:
         for aggregation, (words, aggregate) in _AGGREGATIONS.items():
