@@ -37,10 +37,11 @@ chance, a fitted name needs evidence (`mechanisms.needs_evidence`): a run is nam
 records named what is known of that field share it (`cover._fitted_over_known`).
 
 Cost: the lengths and totals are one pass over the request's tokens (one `charge`); each window width the matches
-are counted at is one pass more (widths 1 to max order + 2, four at least); each stage 2 extractor's matches one
-more (every order counted in it, as the formulas count theirs: eleven where the matches differ), the per-segment
-statistics the stage 5 aggregations read one more (where a corpus of two segments or more differs at a field);
-the stage 2 totals are the lengths' arithmetic, uncharged; where the search's budget is spent,
+are counted at is one pass more (widths 1 to max order + 2, four at least); the stage 2 extractors and stage 5's
+per-segment matches read the formulas' windows of each order 1..n, counted once and kept (`_Tables.windows_of`, a
+pass a width, charged), most extractors as a change of a few keys to them, the segments read as one stream one pass
+more; stage 5's per-segment lengths and totals, and the stage 2 totals, are arithmetic on the lengths, uncharged;
+where the search's budget is spent,
 nothing is fitted (the record keeps what is known). In `classify.what_is_known` (a record its run does not search)
 the passes are the fit's own, charged to no budget.
 """
