@@ -66,7 +66,7 @@ from .computations import (
 from .countfit import fit as fit_counting
 from .countfit import fitted_words
 from .countfit import is_fitted as is_fitted_counting
-from .counting import best_single_reference_matches, fold_of
+from .counting import _counts_of, _reported_counts, best_single_reference_matches, fold_of
 from .expect import ORACLE_REFUSALS, oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 from .mechanisms import CATALOGUE, needs_evidence
@@ -913,7 +913,7 @@ def _with_fitted_counting(search, known):
     if len(known.parts) != 1 or not known.parts[0].startswith(OTHER_COUNTING) or not search.statistics:
         return known
     fits = fit_counting(search.ctx.request.segments, search.n, search.ctx.options, _reported(search.statistics),
-                        search.base.statistics, permitted=search.permitted)
+                        search.base.statistics, permitted=search.permitted, kept=search.ctx.counted)
     fitting = tuple(parts for parts in fits if search.permitted(*parts) and parts not in known.fitting)
     return replace(known, fitting=(*known.fitting, *fitting)) if fitting else known
 
@@ -1175,6 +1175,7 @@ def _from_returned_counts(search, conventions):
         found = found or _stage_kinds(search, value)  # (then the counting stages by kind: `STAGE_KINDS`)
         found = found or _by_side_pairs(search)  # (each side its own operator, after every single explanation)
         found = found or _fitted_counting(search, value)  # (last: a fit of the returned integers, `countfit`)
+        found += _fits_beside_named(search, found, value)  # (a named record's fits too: `cover` reads them)
     except _BudgetSpent:
         if not found:
             raise
@@ -1253,10 +1254,37 @@ def _fitted_counting(search, value):
     ctx = search.ctx
     fits = fit_counting(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
                         search.base.statistics, permitted=search.permitted, charge=search.charge,
-                        spent=(_BudgetSpent,))
+                        spent=(_BudgetSpent,), kept=ctx.counted)
     return [Explanation(parts, "; and ".join(map(fitted_words, parts)),
                         tuple(("computation", part) for part in parts), value)
             for parts in fits if search.permitted(*parts)]
+
+
+def _fits_beside_named(search, found, value):
+    """The counting grammar's fits of the returned lengths (`_fitted_counting`) beside a record that named mechanisms
+    explain (`found`, none of them a fit) where only c or r differ, as fits that record has as well, never its name:
+    where a run's other records are named by a fit, a named record whose lengths the same expression gives is one of
+    that fit's records too (`cover`), so that a name one record's shape reaches by chance is no cause of its own beside
+    the run's pattern (the shrinker drives c and r together: `r` as the distance |len(ref) - c| is 0 on a shrunk input
+    where a constant 0 is returned, set A's return:stage_closest_ref_length:110:4:0). Lengths only: their fit is one
+    pass over the tokens, where the n-grams' would count every width's windows for every named record, and the fits of
+    two fields at once (a tokenizer's rule moves c, r and the matches together) are a dozen combinations that say
+    nothing a run needs. Nothing where `found` is empty or holds a fit already (the fits were read), no name found
+    twice."""
+    if not found or any(all(map(is_fitted_counting, e.parts)) for e in found) or not _lengths_differ_alone(search):
+        return []
+    named = {e.parts for e in found}
+    return [e for e in _fitted_counting(search, value) if e.parts not in named]
+
+
+def _lengths_differ_alone(search):
+    """Whether the returned statistics differ from the formulas' in c or r only, every order's matches and totals
+    equal (as integers; fractional counts are no fit's)."""
+    wanted = _reported_counts(_reported(search.statistics), search.n)
+    if wanted is None:
+        return False
+    formulas = _counts_of(search.base.statistics, search.n)
+    return wanted["matches"] == formulas["matches"] and wanted["totals"] == formulas["totals"]
 
 
 def _exact_counting_variants(search, value, matching):
@@ -1364,6 +1392,7 @@ def _score_agrees(search, conventions, expected):
     found = found or _identity_ignored(search, expected)  # (last, as in `_from_returned_counts`)
     found = found or _by_side_pairs(search)  # (each side its own operator, as in `_from_returned_counts`)
     found = found or _fitted_counting(search, expected)  # (last, as in `_from_returned_counts`)
+    found += _fits_beside_named(search, found, expected)  # (as in `_from_returned_counts`)
     if found:
         return _chosen(_with_what_is_known(search, found, _counts_differ_known(differs, expected)), expected)
     return _counts_differ_alone(search, differs, expected)

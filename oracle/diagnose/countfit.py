@@ -43,7 +43,10 @@ pass a width, charged), most extractors as a change of a few keys to them, the s
 more; stage 5's per-segment lengths and totals, and the stage 2 totals, are arithmetic on the lengths, uncharged;
 where the search's budget is spent,
 nothing is fitted (the record keeps what is known). In `classify.what_is_known` (a record its run does not search)
-the passes are the fit's own, charged to no budget.
+the passes are the fit's own, charged to no budget. A record's request is fitted several times (among its kind's
+hints, its block's causes, what is known): what its first fit computed (the folded tokens, each width's matches, each
+expression's value) is kept with the request (`classify`'s `Context.counted`) and read by the later fits, each of
+which is charged the passes it would have made (`_Tables`), so that no budget depends on which fit came first.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracle.diagnose.counting import _counts_of, _reported_counts, fold_of
-from oracle.formulas import bleu
+from oracle.formulas import bleu, runs
 
 #: The counting fields, in the order a record's fitted parts are named.
 FIELDS = ("hyp_len", "ref_len", "matches", "totals")
@@ -65,56 +68,138 @@ FITTED = "-fitted-as-"
 OFFSETS = (-2, -1, 1, 2)
 #: The fixed widths a window may have at every order (one order's value read at each).
 FIXED_WIDTHS = (1, 2, 3, 4)
+#: The order the differing fields are fitted in: the matches, a pass a window width, last, so that a differing field no
+#: expression gives (nothing fitted) is found before they are counted.
+_FITTED_FIRST = ("hyp_len", "ref_len", "totals", "matches")
 #: The most fits one record keeps (the smallest first): the rest say nothing a run's pattern needs.
 MOST_FITS = 12
+
+
+class _Shared:
+    """What fitting one request computes, kept for every later fit of it (`fit`'s `kept`: the request's own dict,
+    `classify`'s `Context.counted`): a failing record's request is fitted several times (its search among its kind's
+    hints, its block's causes, what is known) and each computation is a function of the request and its case folding
+    alone. Nothing here is charged: what a fit charges is `_Tables`', the same on a request fitted before or not."""
+
+    __slots__ = ("segments", "options", "folded", "matched", "values", "kept")
+
+    def __init__(self, segments: Sequence[Any], options: Any) -> None:
+        self.segments, self.options = segments, options
+        #: the hypotheses and the references, folded as the oracle folds them: read only where an expression reads
+        #: the tables (a fit among no expression of a field, as a search among given names is, reads nothing)
+        self.folded: tuple[list[tuple[str, ...]], list[list[tuple[str, ...]]]] | None = None
+        #: each window width's corpus matches by clip (`_clip_sums`)
+        self.matched: dict[int, dict[str, int]] = {}
+        #: each (expression's name, n)'s value, with the passes it read (a window width's matches, an int; a stage 2
+        #: or 5 quantity's pass, a tuple), in the order it read them
+        self.values: dict[tuple[str, int], tuple[Any, tuple[Any, ...]]] = {}
+        #: the stage 2 and 5 expressions' quantities (`_Tables.windows_of`, `extracted`), by their pass
+        self.kept: dict[Any, Any] = {}
+
+    def tokens(self) -> tuple[list[tuple[str, ...]], list[list[tuple[str, ...]]]]:
+        """The hypotheses and each segment's references, folded (once)."""
+        if self.folded is None:
+            fold = fold_of(self.options)
+            segments = self.segments
+            if fold is None:
+                self.folded = ([tuple(s.hypothesis) for s in segments],
+                               [[tuple(r) for r in s.references] for s in segments])
+            else:  # each distinct token folded once (a 65,600-token run is one token)
+                folded = {token: fold(token) for s in segments for tokens in (s.hypothesis, *s.references)
+                          for token in set(tokens)}
+                self.folded = ([tuple(map(folded.__getitem__, s.hypothesis)) for s in segments],
+                               [[tuple(map(folded.__getitem__, r)) for r in s.references] for s in segments])
+        return self.folded
+
+
+def _shared(segments: Sequence[Any], options: Any, kept: dict | None) -> _Shared:
+    """The kept computations of this request under this case folding (new where `kept` is None or holds none)."""
+    if kept is None:
+        return _Shared(segments, options)
+    key = ("counting fit", options.lowercase, options.case_fold if options.lowercase else None)
+    found = kept.get(key)
+    if found is None or found.segments is not segments:  # (another request's: never read for this one)
+        found = kept[key] = _Shared(segments, options)
+    return found
 
 
 class _Tables:
     """The request's per-segment quantities, computed once and only where an expression reads them: the lengths
     (one pass, charged where the tables are built) and, per window width, every clip's corpus matches (one pass a
-    width, charged)."""
+    width, charged). What was computed for an earlier fit of the same request (`kept`) is read, not computed again,
+    and charged as if it were computed: each fit's charges are the same whether the request was fitted before or not,
+    so that no budget depends on which fit of a request came first."""
 
-    def __init__(self, segments: Sequence[Any], options: Any, charge: Callable[[], None]) -> None:
+    def __init__(self, segments: Sequence[Any], options: Any, charge: Callable[[], None],
+                 kept: dict | None = None) -> None:
         charge()
-        fold = fold_of(options)
         self.charge = charge
-        self.hypotheses = [tuple(s.hypothesis) if fold is None else tuple(map(fold, s.hypothesis)) for s in segments]
-        self.references = [[tuple(r) if fold is None else tuple(map(fold, r)) for r in s.references] for s in segments]
-        self._matched: dict[int, dict[str, int]] = {}
-        self.options = options
-        self._kept: dict[Any, Any] = {}
+        self._shared = _shared(segments, options, kept)
+        self._charged: set[Any] = set()  # the passes this fit has charged (a window width's matches: the width)
+        self._read: list[Any] | None = None  # the passes the expression being computed has read (`value`)
+
+    @property
+    def hypotheses(self) -> list[tuple[str, ...]]:
+        return self._shared.tokens()[0]
+
+    @property
+    def references(self) -> list[list[tuple[str, ...]]]:
+        return self._shared.tokens()[1]
+
+    def _pass(self, read: Any) -> None:
+        """A pass over the request (`read`: a window width's matches, or a stage 2 quantity's key), charged once a fit,
+        and noted for the expression being computed (`value`), so that a later fit reading its kept value charges it
+        again."""
+        if read not in self._charged:
+            self.charge()
+            self._charged.add(read)
+        if self._read is not None:
+            self._read.append(read)
 
     def matched(self, width: int) -> dict[str, int]:
         """Each clip's (`_CLIPS`) matches over the corpus, the hypothesis's windows of `width` against each
         reference's windows of `width`."""
-        if width not in self._matched:
-            self.charge()
-            sums = dict.fromkeys(_CLIPS, 0)
-            clips = tuple(_CLIPS.items())
-            for hypothesis, references in zip(self.hypotheses, self.references, strict=True):
-                if not references:
-                    continue
-                reference_counts = [_windows(reference, width) for reference in references]
-                for gram, k in _windows(hypothesis, width).items():
-                    limits = [counts[gram] for counts in reference_counts]
-                    for name, (_, clip) in clips:
-                        sums[name] += clip(k, limits)
-            self._matched[width] = sums
-        return self._matched[width]
+        self._pass(width)
+        sums = self._shared.matched.get(width)
+        if sums is None:
+            sums = self._shared.matched[width] = _clip_sums(self.hypotheses, self.references, width)
+        return sums
+
+    def value(self, expression: Expression, n: int) -> Any:
+        """`expression`'s value at order `n`: kept from an earlier fit of the request, its window widths read again
+        (each charged where this fit has not charged it yet, as computing it charges), or computed and kept."""
+        key = (expression.name, n)
+        known = self._shared.values.get(key)
+        if known is not None:
+            value, passes = known
+            for read in passes:
+                if isinstance(read, int):
+                    self.matched(read)
+                else:
+                    self._pass(read)
+            return value
+        self._read = []
+        try:
+            value = expression.value(self, n)
+            self._shared.values[key] = (value, tuple(self._read))
+        finally:
+            self._read = None
+        return value
+
 
     def windows_of(self, width: int) -> list[tuple[Counter, list[Counter], int]]:
         """Each segment's hypothesis windows of `width` and each of its references' (the formulas' extractor), with
         the formulas' clipped matches beside them: kept for the stage 2 extractors, most of which change a few keys of
         these (a pass over the request, charged)."""
         key = ("windows", width)
-        if key not in self._kept:
-            self.charge()
+        self._pass(key)
+        if key not in self._shared.kept:
             kept = []
             for h, refs in zip(self.hypotheses, self.references, strict=True):
                 hypothesis, references = _windows(h, width), [_windows(r, width) for r in refs]
                 kept.append((hypothesis, references, _clipped(hypothesis, references)))
-            self._kept[key] = kept
-        return self._kept[key]
+            self._shared.kept[key] = kept
+        return self._shared.kept[key]
 
     def extracted(self, extractor: str, n: int) -> tuple[int, ...]:
         """The matches at orders 1..n of the n-gram extractor `extractor` (`_EXTRACTORS`) applied to the hypothesis
@@ -124,7 +209,9 @@ class _Tables:
         the kept windows; the others count their few windows, or (the segments as one stream) a pass of their own,
         charged."""
         key = ("extracted", extractor, n)
-        if key not in self._kept:
+        if extractor == "windows-across-segments":
+            self._pass(("stream", n))
+        if key not in self._shared.kept:
             if extractor in _CHANGED:
                 matches = tuple(_changed_matches(self.windows_of(order), self.hypotheses, self.references, order,
                                                  _CHANGED[extractor]) for order in range(1, n + 1))
@@ -134,13 +221,11 @@ class _Tables:
                 matches = tuple(sum(_clipped(_sorted_keys(h), [_sorted_keys(r) for r in refs])
                                     for h, refs, _ in self.windows_of(order)) for order in range(1, n + 1))
             else:
-                if extractor == "windows-across-segments":
-                    self.charge()
                 count = _FEW[extractor]
                 matches = tuple(sum(_clipped(count(h, order), [count(r, order) for r in refs])
                                     for h, refs in _streams(self, extractor)) for order in range(1, n + 1))
-            self._kept[key] = matches
-        return self._kept[key]
+            self._shared.kept[key] = matches
+        return self._shared.kept[key]
 
     def per_segment(self, field: str, n: int) -> list[Any] | None:
         """The formulas' own `field` of each segment, as section 2.1 counts one sentence under the request's options:
@@ -152,18 +237,41 @@ class _Tables:
         if field == "hyp_len":
             return [len(h) for h in self.hypotheses]
         if field == "ref_len":
-            rule = self.options.reference_length
+            rule = self._shared.options.reference_length
             return [bleu.effective_reference_length(len(h), [len(r) for r in refs], rule)
                     for h, refs in zip(self.hypotheses, self.references, strict=True)]
         if field == "totals":
-            floor = self.options.segment_totals_floor
+            floor = self._shared.options.segment_totals_floor
             return [tuple(max(len(h) - order + 1, 0, floor) for order in range(1, n + 1)) for h in self.hypotheses]
         by_order = [self.windows_of(order) for order in range(1, n + 1)]
         return [tuple(kept[i][2] for kept in by_order) for i in range(len(self.hypotheses))]
 
 
+def _clip_sums(hypotheses: Sequence[tuple[str, ...]], references: Sequence[Sequence[tuple[str, ...]]],
+               width: int) -> dict[str, int]:
+    """Each clip's matches over the corpus at window `width`: every hypothesis window's count and its count in each
+    reference, tallied (most windows share a few such pairs), then each clip of each pair taken once and multiplied
+    by how many windows have it (integers: the sum of the clip over every window)."""
+    tally: Counter = Counter()
+    for hypothesis, refs in zip(hypotheses, references, strict=True):
+        if not refs:
+            continue
+        counts = _windows(hypothesis, width)
+        grams = list(counts)
+        # (each reference's count of each hypothesis window, a column a reference; zipped into each window's limits)
+        limits = [list(map(_windows(reference, width).get, grams, itertools.repeat(0))) for reference in refs]
+        tally.update(zip(counts.values(), zip(*limits, strict=True), strict=True))
+    return {name: sum(clip(k, list(limits)) * times for (k, limits), times in tally.items())
+            for name, (_, clip) in _CLIPS.items()}
+
+
 def _windows(tokens: tuple[str, ...], width: int) -> Counter:
-    return Counter(tokens[i:i + width] for i in range(len(tokens) - width + 1))
+    """Each window of `width` tokens (a tuple, as `tokens[i:i + width]`) and how often it occurs: a long sentence of few
+    runs of one token (a 65,600-token run) counted run by run, as the formulas count it (`runs.count_by_runs`, every
+    width up to `width`, the windows of `width` kept)."""
+    if runs.mostly_runs(tokens, width):
+        return Counter({gram: k for gram, k in runs.count_by_runs(tokens, width).items() if len(gram) == width})
+    return Counter(zip(*[tokens[i:] for i in range(width)], strict=False))  # (the shortest, the last window, ends it)
 
 
 # -- stage 2's extractors: the loop `tokens[i:i + n] for i in range(len - n + 1)` mutated ------------------------------
@@ -557,12 +665,13 @@ def fitted_words(name: str) -> str:
 
 def fit(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any, *,
         permitted: Callable[[str], bool] = lambda name: True, charge: Callable[[], None] = lambda: None,
-        spent: tuple[type[BaseException], ...] = ()) -> list[tuple[str, ...]]:
+        spent: tuple[type[BaseException], ...] = (), kept: dict | None = None) -> list[tuple[str, ...]]:
     """The fits of the returned counts (`reported`, the protocol's Statistics) where they differ from the formulas'
     (`oracle_counts`): for each field that differs, every expression of `GRAMMAR` that gives its returned integers
     exactly (smallest first), `permitted`; a fit names every differing field (a part each, in `FIELDS` order), at most
     `MOST_FITS`. Empty where a differing field has no fit, or where `charge` raises one of `spent` (the budget spent:
-    nothing is fitted, so the record keeps what is known of it)."""
+    nothing is fitted, so the record keeps what is known of it). `kept`: a dict kept with the request (`classify`'s
+    `Context.counted`), where what its earlier fits computed is read (`_Tables`: charged as if computed again)."""
     wanted = _reported_counts(reported, n)
     if wanted is None:
         return []
@@ -571,17 +680,17 @@ def fit(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_cou
     if not differing or not segments:
         return []
     try:
-        tables = _Tables(segments, options, charge)
-        per_field = []
-        for field in differing:
+        tables = _Tables(segments, options, charge, kept)
+        per_field = {}
+        for field in sorted(differing, key=_FITTED_FIRST.index):
             fits = [e.name for e in GRAMMAR.values()
-                    if e.field == field and permitted(e.name) and e.value(tables, n) == wanted[field]]
+                    if e.field == field and permitted(e.name) and tables.value(e, n) == wanted[field]]
             if not fits:
                 return []
-            per_field.append(fits)
+            per_field[field] = fits
     except spent:
         return []
-    return list(itertools.islice(itertools.product(*per_field), MOST_FITS))
+    return list(itertools.islice(itertools.product(*(per_field[field] for field in differing)), MOST_FITS))
 
 
 __all__ = ["FITTED", "GRAMMAR", "Expression", "fit", "fitted_counts", "fitted_words", "is_fitted"]

@@ -8,12 +8,14 @@ Holds: oracle.diagnose.countfit, oracle.diagnose.cover
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from test_counting_kinds import by_hand, request  # (the same request builder and score written out)
 
-from oracle.diagnose import mechanisms
+from oracle.diagnose import countfit, mechanisms
 from oracle.diagnose.classify import classify, explained_value, names_a_mechanism, what_is_known
-from oracle.diagnose.countfit import GRAMMAR, fitted_counts
+from oracle.diagnose.countfit import GRAMMAR, fit, fitted_counts
 from oracle.diagnose.cover import minimal_cover, states_what_is_known
 from oracle.formulas.bleu import Options
 
@@ -85,9 +87,34 @@ def test_a_named_variant_keeps_its_counts_and_counts_no_expression_gives_stay_wh
     req = request([("a b c", ["a b d"])], 2)
     named = classify(req, answer(3, 3, (2, 1), (2, 1)), "papineni")
     assert named.name == "totals-one-short", named
-    assert not [fit for fit in named.fits if fit in GRAMMAR]
+    assert not [fit for fit in named.fits if fit in GRAMMAR]  # (the grammar is read beside a name for c and r only)
     unknown = classify(req, answer(3, 3, (2, 1), (2, 3)), "papineni")
     assert unknown.name == "other-counting-of-totals" and not unknown.fits, unknown
+
+
+def test_a_record_a_named_variant_explains_carries_the_fits_of_its_counts_too():
+    """"a b" / "a b", BLEU-2, r returned as 0 (the formulas' c = r = 2, (2, 1) of (2, 1), BP 1 either way: the score
+    agrees): the distance |2 - 2| = 0 to the closest reference (`reference-length-is-the-distance`, a named length
+    reading) names it, as on main, and a constant 0 a segment, the grammar's, gives r as well: among its fits, so that a
+    run whose other records that fit names covers this one by it (the shrinker drives c and r together, where the
+    distance is 0). And "a b" / "a b", "a b c d", BLEU-2, r returned as 4 (the formulas' r = 2, the closest; c = 2, so
+    BP = e^(1 - 4/2) and the score differs): the longest and the last reference are 4 tokens, each named by a named
+    reading, and the grammar's fits of r = 4 are beside the name (the last reference's length, c + 2 among them)."""
+    distance = classify(request([("a b", ["a b"])], 2), answer(2, 0, (2, 1), (2, 1)), "papineni")
+    assert distance.name == "reference-length-is-the-distance", distance
+    assert "ref_len-fitted-as-0-per-segment" in distance.fits, distance
+    longer = classify(request([("a b", ["a b", "a b c d"])], 2), answer(2, 4, (2, 1), (2, 1)), "papineni")
+    assert longer.name not in GRAMMAR, longer
+    assert {"ref_len-fitted-as-last-reference", "ref_len-fitted-as-hypothesis-length-plus-2"} <= set(longer.fits)
+
+
+def test_a_fit_that_reaches_a_named_records_too_covers_them():
+    """Two records named by a named reading that a fit gives as well, five named what is known with that fit: the fit
+    reaches all seven, more than what is known (five), so it names the run, the named reading no cause of its own."""
+    distance = ("reference-length-is-the-distance",)
+    fit = ("ref_len-fitted-as-0-per-segment",)
+    causes = minimal_cover({(distance, fit): 2, (("other-counting-of-ref_len",), fit): 5})
+    assert [(c.name, c.records) for c in causes] == [("ref_len-fitted-as-0-per-segment", 7)]
 
 
 FIT = ("ref_len-fitted-as-1-per-segment",)
@@ -152,3 +179,88 @@ def test_what_is_known_of_a_record_not_searched_carries_its_fits(corpus, counts,
     known = what_is_known(request(corpus, 2), answer(*counts), "papineni")
     assert known.name == f"other-counting-of-{GRAMMAR[name].field}", known
     assert known.fits[0] == name, known
+
+
+# A request fitted again (`countfit.fit`'s `kept`, the request's own dict): what its earlier fits computed is read, and
+# charged as if computed again. The charges by hand, from the fit's stated cost: one pass for the lengths and totals
+# (the tables), and one a window width the matches read. At BLEU-2 the matches' expressions read widths n + k (k in
+# -2..2: widths 1..4, a width below 1 read by none, which does not apply) and the widths 1..4 at every order: 4 widths,
+# so 1 + 4 = 5 charges where the matches differ. SMALLEST's counts (the formulas' (12, 8) of (15, 11), c 15, r 15, by
+# hand above) with the matches of the smallest count, (8, 4).
+SMALLEST_FORMULAS = SimpleNamespace(hyp_len=15, ref_len=15, matches=(12, 8), totals=(15, 11))
+SMALLEST_RETURNED = SimpleNamespace(hyp_len=15, ref_len=15, matches=(8, 4), totals=(15, 11))
+SMALLEST_FIT = "matches-fitted-as-clipped-to-smallest-reference-count-windows-of-width-n"
+
+
+def _fit_counting(kept, *, permitted=lambda name: True, limit=None):
+    """The fits of SMALLEST's returned counts, and how many charges the fit made (the budget spent at the `limit`-th:
+    a charge past it raises, as a search's spent budget does)."""
+    charges = []
+
+    def charge():
+        charges.append(1)
+        if limit is not None and len(charges) > limit:
+            raise OverflowError
+
+    fits = fit(request(SMALLEST, 2).segments, 2, Options(), SMALLEST_RETURNED, SMALLEST_FORMULAS, permitted=permitted,
+               charge=charge, spent=(OverflowError,), kept=kept)
+    return fits, len(charges)
+
+
+def test_a_request_fitted_again_is_charged_as_the_first_fit_and_gets_the_same_fits():
+    kept: dict = {}
+    first = _fit_counting(kept)
+    # (the hand's fit, and 1 + 4 + 3 charges: the tables, the window widths 1 to 4, and the stage 2 expressions'
+    # windows of orders 1 and 2 and the segments read as one stream, fit-aggregation)
+    assert first[0][0] == (SMALLEST_FIT,) and first[1] == 8
+    assert _fit_counting(kept) == first  # (a hit: every value read from `kept`)
+    assert _fit_counting(None) == first  # (nothing kept: every value computed)
+
+
+def test_a_request_fitted_again_among_fewer_expressions_is_charged_for_the_widths_they_read():
+    # the one expression permitted, each order n's windows of width n + 1: widths 2 and 3 at BLEU-2, 1 + 2 charges;
+    # (by hand: segment 1 "a a b z" against "a b y" and "a a b y", bigram (a a) 1 in the second, (a b) 1, (b z) 0: 2;
+    # trigrams (a a b) 1, (a b z) 0: 1. Segment 2 the same, segment 3 as 1, segment 4 "e f g" against "e f g": (e f),
+    # (f g) 2 and (e f g) 1: (2 + 2 + 2 + 2, 1 + 1 + 1 + 1) = (8, 4), the returned counts again)
+    name = "matches-fitted-as-clipped-windows-of-width-n+1"
+    kept: dict = {}
+    assert _fit_counting(kept, permitted=lambda part: part == name) == ([(name,)], 3)  # (nothing kept yet)
+    _fit_counting(kept)  # (every width kept)
+    assert _fit_counting(kept, permitted=lambda part: part == name) == ([(name,)], 3)
+
+
+@pytest.mark.parametrize("limit", range(5))
+def test_a_budget_spent_during_a_fit_again_is_spent_at_the_same_charge(limit):
+    """A budget spent at any of the 5 charges: nothing fitted (the record keeps what is known), after the same charges
+    whether the request's values were kept from an earlier fit or not."""
+    kept: dict = {}
+    _fit_counting(kept)
+    assert _fit_counting(kept, limit=limit) == _fit_counting(None, limit=limit) == ([], limit + 1)
+
+
+def test_a_long_sentence_of_runs_is_counted_as_its_windows_are():
+    """A sentence of long runs of one token (counted run by run, `runs.count_by_runs`, past `runs.SHORTEST` tokens)
+    gives each clip the windows' counts by hand: hypothesis 300 a then 300 b against 400 a and 100 b. Width 1: a 300
+    (400 and 0 in the references), b 300 (0 and 100). Width 2: (a a) 299 (399 and 0), (a b) 1 (0, 0), (b b) 299 (0, 99).
+    Clipped to the largest count: 300 + 100 = 400 and 299 + 99 = 398; to the sum the same; to the smallest 0 and 0; to
+    the first 300 and 299; to the last 100 and 99; unclipped 600 and 598; distinct 2 and 2."""
+    hypothesis, first, last = ("a",) * 300 + ("b",) * 300, ("a",) * 400, ("b",) * 100
+    assert countfit._windows(hypothesis, 2) == {("a", "a"): 299, ("a", "b"): 1, ("b", "b"): 299}
+    clips = ("clipped", "clipped-to-reference-sum", "clipped-to-smallest-reference-count", "clipped-to-first-reference",
+             "clipped-to-last-reference", "unclipped", "distinct")
+    by_hand = {1: (400, 400, 0, 300, 100, 600, 2), 2: (398, 398, 0, 299, 99, 598, 2)}
+    for width, sums in by_hand.items():
+        counted = countfit._clip_sums([hypothesis], [[first, last]], width)
+        assert {clip: counted[clip] for clip in clips} == dict(zip(clips, sums, strict=True))
+
+
+def test_what_another_request_kept_is_never_read():
+    """A dict kept with one request and passed with another (never so in `classify`, where it is the request's own):
+    the second request's fits are its own. ROWS' first row by hand: "a b c" / "a b c", BLEU-2, totals (3, 3) returned
+    against the formulas' (3, 2): every order's total the hypothesis's length, the windows of width 1."""
+    kept: dict = {}
+    _fit_counting(kept)
+    fits = fit(request([("a b c", ["a b c"])], 2).segments, 2, Options(),
+               SimpleNamespace(hyp_len=3, ref_len=3, matches=(3, 2), totals=(3, 3)),
+               SimpleNamespace(hyp_len=3, ref_len=3, matches=(3, 2), totals=(3, 2)), kept=kept)
+    assert fits[0] == ("totals-fitted-as-windows-of-width-1-at-every-order",)
