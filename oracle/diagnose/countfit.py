@@ -17,6 +17,15 @@ and summed over the corpus, one grammar per counting field:
   references' windows of the same width and clipped by the largest count in any one reference (the formulas' clip),
   by the sum, the smallest, the first's or the last's count, not clipped, or counted as sets (each distinct window
   once).
+- stage 2, an n-gram extraction other than the formulas' applied to both sides (fit-aggregation, after every
+  expression above): the loop `tokens[i:i + n] for i in range(len - n + 1)` with issue 36's operators applied (every
+  window but the last, but the first, one past the end, the width one narrower, a window at every position, the first
+  window alone, the bound's operands swapped, the slice's start left out, the key's tokens sorted, a stride of n, the
+  segments read as one stream), each's matches clipped as the formulas clip, and its totals where no expression above
+  spans them.
+- stage 5, the corpus aggregation (fit-aggregation, last): each field's corpus value from the formulas' own per-segment
+  values aggregated otherwise than the sum (the first segment's or the last's alone, every segment but the first or
+  the last, the largest, the mean rounded down; on two segments at least), and c read from each segment's r.
 
 Each expression is tried in order of size (a base quantity before an offset from it, the formulas' clip before
 another, the order's own width before another), and every one that gives the returned integers of its field at
@@ -28,7 +37,11 @@ chance, a fitted name needs evidence (`mechanisms.needs_evidence`): a run is nam
 records named what is known of that field share it (`cover._fitted_over_known`).
 
 Cost: the lengths and totals are one pass over the request's tokens (one `charge`); each window width the matches
-are counted at is one pass more (widths 1 to max order + 2, four at least); where the search's budget is spent,
+are counted at is one pass more (widths 1 to max order + 2, four at least); the stage 2 extractors and stage 5's
+per-segment matches read the formulas' windows of each order 1..n, counted once and kept (`_Tables.windows_of`, a
+pass a width, charged), most extractors as a change of a few keys to them, the segments read as one stream one pass
+more; stage 5's per-segment lengths and totals, and the stage 2 totals, are arithmetic on the lengths, uncharged;
+where the search's budget is spent,
 nothing is fitted (the record keeps what is known). In `classify.what_is_known` (a record its run does not search)
 the passes are the fit's own, charged to no budget. A record's request is fitted several times (among its kind's
 hints, its block's causes, what is known): what its first fit computed (the folded tokens, each width's matches, each
@@ -45,7 +58,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracle.diagnose.counting import _counts_of, _reported_counts, fold_of
-from oracle.formulas import runs
+from oracle.formulas import bleu, runs
 
 #: The counting fields, in the order a record's fitted parts are named.
 FIELDS = ("hyp_len", "ref_len", "matches", "totals")
@@ -68,7 +81,7 @@ class _Shared:
     hints, its block's causes, what is known) and each computation is a function of the request and its case folding
     alone. Nothing here is charged: what a fit charges is `_Tables`', the same on a request fitted before or not."""
 
-    __slots__ = ("segments", "options", "folded", "matched", "values")
+    __slots__ = ("segments", "options", "folded", "matched", "values", "kept")
 
     def __init__(self, segments: Sequence[Any], options: Any) -> None:
         self.segments, self.options = segments, options
@@ -77,8 +90,11 @@ class _Shared:
         self.folded: tuple[list[tuple[str, ...]], list[list[tuple[str, ...]]]] | None = None
         #: each window width's corpus matches by clip (`_clip_sums`)
         self.matched: dict[int, dict[str, int]] = {}
-        #: each (expression's name, n)'s value, with the window widths it read, in the order it read them
-        self.values: dict[tuple[str, int], tuple[Any, tuple[int, ...]]] = {}
+        #: each (expression's name, n)'s value, with the passes it read (a window width's matches, an int; a stage 2
+        #: or 5 quantity's pass, a tuple), in the order it read them
+        self.values: dict[tuple[str, int], tuple[Any, tuple[Any, ...]]] = {}
+        #: the stage 2 and 5 expressions' quantities (`_Tables.windows_of`, `extracted`), by their pass
+        self.kept: dict[Any, Any] = {}
 
     def tokens(self) -> tuple[list[tuple[str, ...]], list[list[tuple[str, ...]]]]:
         """The hypotheses and each segment's references, folded (once)."""
@@ -119,8 +135,8 @@ class _Tables:
         charge()
         self.charge = charge
         self._shared = _shared(segments, options, kept)
-        self._charged: set[int] = set()  # the widths this fit has charged
-        self._read: list[int] | None = None  # the widths the expression being computed has read (`value`)
+        self._charged: set[Any] = set()  # the passes this fit has charged (a window width's matches: the width)
+        self._read: list[Any] | None = None  # the passes the expression being computed has read (`value`)
 
     @property
     def hypotheses(self) -> list[tuple[str, ...]]:
@@ -130,14 +146,20 @@ class _Tables:
     def references(self) -> list[list[tuple[str, ...]]]:
         return self._shared.tokens()[1]
 
+    def _pass(self, read: Any) -> None:
+        """A pass over the request (`read`: a window width's matches, or a stage 2 quantity's key), charged once a fit,
+        and noted for the expression being computed (`value`), so that a later fit reading its kept value charges it
+        again."""
+        if read not in self._charged:
+            self.charge()
+            self._charged.add(read)
+        if self._read is not None:
+            self._read.append(read)
+
     def matched(self, width: int) -> dict[str, int]:
         """Each clip's (`_CLIPS`) matches over the corpus, the hypothesis's windows of `width` against each
         reference's windows of `width`."""
-        if width not in self._charged:
-            self.charge()
-            self._charged.add(width)
-        if self._read is not None:
-            self._read.append(width)
+        self._pass(width)
         sums = self._shared.matched.get(width)
         if sums is None:
             sums = self._shared.matched[width] = _clip_sums(self.hypotheses, self.references, width)
@@ -149,9 +171,12 @@ class _Tables:
         key = (expression.name, n)
         known = self._shared.values.get(key)
         if known is not None:
-            value, widths = known
-            for width in widths:
-                self.matched(width)
+            value, passes = known
+            for read in passes:
+                if isinstance(read, int):
+                    self.matched(read)
+                else:
+                    self._pass(read)
             return value
         self._read = []
         try:
@@ -160,6 +185,66 @@ class _Tables:
         finally:
             self._read = None
         return value
+
+
+    def windows_of(self, width: int) -> list[tuple[Counter, list[Counter], int]]:
+        """Each segment's hypothesis windows of `width` and each of its references' (the formulas' extractor), with
+        the formulas' clipped matches beside them: kept for the stage 2 extractors, most of which change a few keys of
+        these (a pass over the request, charged)."""
+        key = ("windows", width)
+        self._pass(key)
+        if key not in self._shared.kept:
+            kept = []
+            for h, refs in zip(self.hypotheses, self.references, strict=True):
+                hypothesis, references = _windows(h, width), [_windows(r, width) for r in refs]
+                kept.append((hypothesis, references, _clipped(hypothesis, references)))
+            self._shared.kept[key] = kept
+        return self._shared.kept[key]
+
+    def extracted(self, extractor: str, n: int) -> tuple[int, ...]:
+        """The matches at orders 1..n of the n-gram extractor `extractor` (`_EXTRACTORS`) applied to the hypothesis
+        and every reference alike, each key clipped to its largest count in any one reference. The loop's bound moved
+        (`_CHANGED`) is the formulas' windows with a few keys removed or added, computed as that change (on the kept
+        windows, `windows_of`); the width one narrower is the formulas' matches one width down; the sorted keys re-key
+        the kept windows; the others count their few windows, or (the segments as one stream) a pass of their own,
+        charged."""
+        key = ("extracted", extractor, n)
+        if extractor == "windows-across-segments":
+            self._pass(("stream", n))
+        if key not in self._shared.kept:
+            if extractor in _CHANGED:
+                matches = tuple(_changed_matches(self.windows_of(order), self.hypotheses, self.references, order,
+                                                 _CHANGED[extractor]) for order in range(1, n + 1))
+            elif extractor == "windows-one-narrower":
+                matches = tuple(_narrower_matches(self, order) for order in range(1, n + 1))
+            elif extractor == "windows-as-sorted-tuples":
+                matches = tuple(sum(_clipped(_sorted_keys(h), [_sorted_keys(r) for r in refs])
+                                    for h, refs, _ in self.windows_of(order)) for order in range(1, n + 1))
+            else:
+                count = _FEW[extractor]
+                matches = tuple(sum(_clipped(count(h, order), [count(r, order) for r in refs])
+                                    for h, refs in _streams(self, extractor)) for order in range(1, n + 1))
+            self._shared.kept[key] = matches
+        return self._shared.kept[key]
+
+    def per_segment(self, field: str, n: int) -> list[Any] | None:
+        """The formulas' own `field` of each segment, as section 2.1 counts one sentence under the request's options:
+        c_i, r_i (its reference-length rule), or per order m_{n,i} (the kept windows' clipped matches, `windows_of`:
+        charged there) or l_{n,i} (len - n + 1, at least its floor on the totals): what the corpus aggregations add up
+        otherwise than the sum. None where a segment has no reference (the formulas refuse it)."""
+        if not all(self.references):
+            return None
+        if field == "hyp_len":
+            return [len(h) for h in self.hypotheses]
+        if field == "ref_len":
+            rule = self._shared.options.reference_length
+            return [bleu.effective_reference_length(len(h), [len(r) for r in refs], rule)
+                    for h, refs in zip(self.hypotheses, self.references, strict=True)]
+        if field == "totals":
+            floor = self._shared.options.segment_totals_floor
+            return [tuple(max(len(h) - order + 1, 0, floor) for order in range(1, n + 1)) for h in self.hypotheses]
+        by_order = [self.windows_of(order) for order in range(1, n + 1)]
+        return [tuple(kept[i][2] for kept in by_order) for i in range(len(self.hypotheses))]
 
 
 def _clip_sums(hypotheses: Sequence[tuple[str, ...]], references: Sequence[Sequence[tuple[str, ...]]],
@@ -187,6 +272,158 @@ def _windows(tokens: tuple[str, ...], width: int) -> Counter:
     if runs.mostly_runs(tokens, width):
         return Counter({gram: k for gram, k in runs.count_by_runs(tokens, width).items() if len(gram) == width})
     return Counter(zip(*[tokens[i:] for i in range(width)], strict=False))  # (the shortest, the last window, ends it)
+
+
+# -- stage 2's extractors: the loop `tokens[i:i + n] for i in range(len - n + 1)` mutated ------------------------------
+
+#: An n-gram extractor other than the formulas' (issue 36's operators applied to the loop and its slice), used for the
+#: hypothesis and the references alike, each key clipped as section 2.1 clips: name -> its words (the grammar's order).
+#: Python's slices never raise, so a window past the end is short.
+_EXTRACTORS: dict[str, str] = {
+    # a bound off by one: the loop one short (range(len - n)), started at 1, one long (range(len - n + 2))
+    "windows-but-the-last": "every window of width n but the last (range(len - n))",
+    "windows-but-the-first": "every window of width n but the first (range(1, len - n + 1))",
+    "windows-one-past-the-end": "the windows of width n and one more past them, the last n - 1 tokens (range(len - n "
+                                "+ 2))",
+    # the width off by one, as many windows as that width has: tokens[i:i + n - 1] for i in range(len - n + 2), the
+    # empty window len + 1 times at order 1 (which the grammar's windows of width n - 1 leave out: no width 0 there)
+    "windows-one-narrower": "the windows of width n - 1, as many as that width has (range(len - n + 2)), order 1's "
+                            "the empty window len + 1 times",
+    # a constant for the bound: every position (range(len)), one window (range(1))
+    "windows-at-every-position": "a window tokens[i:i + n] at every position (range(len)), the last n - 1 shorter",
+    "first-window-only": "one window a sequence, its first n tokens (range(1)); an empty sequence's empty one",
+    # operands swapped in the bound (range(n - len + 1)); the slice's start left out (tokens[i:n])
+    "windows-of-the-bound-swapped": "tokens[i:i + n] for i in range(n - len + 1): windows only where len <= n, each a "
+                                    "suffix",
+    "windows-ending-at-n": "tokens[i:n] for i in range(len - n + 1): windows shrinking towards the n-th token",
+    # the key: the window's tokens sorted (order ignored); the loop's step: n (windows that do not overlap)
+    "windows-as-sorted-tuples": "every window of width n with its tokens sorted (their order ignored)",
+    "windows-with-stride-n": "the windows of width n taken every n tokens (range(0, len - n + 1, n): none overlap)",
+    # the sequences: the formulas' windows over the segments concatenated (the corpus read as one stream)
+    "windows-across-segments": "every window of width n of the hypotheses concatenated across segments, clipped "
+                               "against each reference position's concatenation (the j-th references joined)",
+}
+
+Window = tuple[str, ...]
+
+#: The extractors whose windows are the formulas' (width n, range(len - n + 1)) with a few removed and a few added:
+#: name -> (tokens, n) -> (the windows removed, the windows added).
+_CHANGED: dict[str, Callable[[Window, int], tuple[tuple[Window, ...], tuple[Window, ...]]]] = {
+    "windows-but-the-last": lambda t, n: ((t[len(t) - n:],) if len(t) >= n else (), ()),
+    "windows-but-the-first": lambda t, n: ((t[:n],) if len(t) >= n else (), ()),
+    "windows-one-past-the-end": lambda t, n: ((), (t[len(t) - n + 1:],) if len(t) >= n - 1 else ()),
+    "windows-at-every-position": lambda t, n: ((), tuple(t[i:] for i in range(max(len(t) - n + 1, 0), len(t)))),
+}
+
+
+def _ending_at(t: Window, n: int) -> Counter:
+    """tokens[i:n] for i in range(len - n + 1), counted without slicing each: the keys from i = n on are empty."""
+    windows = max(len(t) - n + 1, 0)
+    found = Counter(t[i:n] for i in range(min(windows, n)))
+    if windows > n:
+        found[()] += windows - n
+    return found
+
+
+#: The extractors of few windows a sequence, counted as they are: name -> (tokens, n) -> their keys and counts.
+_FEW: dict[str, Callable[[Window, int], Counter]] = {
+    "first-window-only": lambda t, n: Counter((t[:n],)),
+    "windows-of-the-bound-swapped": lambda t, n: Counter(t[i:i + n] for i in range(n - len(t) + 1)),
+    "windows-ending-at-n": _ending_at,
+    "windows-with-stride-n": lambda t, n: Counter(t[i:i + n] for i in range(0, len(t) - n + 1, n)),
+    "windows-across-segments": _windows,
+}
+
+
+def _clipped(hypothesis: Counter, references: list[Counter]) -> int:
+    """Section 2.1's clip: each hypothesis key's count against its largest count in any one reference."""
+    if not references:
+        return 0
+    return sum(min(k, max(counts[gram] for counts in references)) for gram, k in hypothesis.items())
+
+
+def _changed_matches(windows: list[tuple[Counter, list[Counter], int]], hypotheses: list[Window],
+                     references: list[list[Window]], n: int,
+                     change: Callable[[Window, int], tuple[tuple[Window, ...], tuple[Window, ...]]]) -> int:
+    """The clipped matches of an extractor whose windows are the formulas' (`windows`, kept) changed by `change`: each
+    segment's formulas' matches, less the terms of the keys the change touches, plus their terms after it."""
+    total = 0
+    for (hypothesis, counts, term), h_tokens, r_tokens in zip(windows, hypotheses, references, strict=True):
+        if not counts:
+            continue
+        moved = [_moves(h_tokens, n, change)] + [_moves(r, n, change) for r in r_tokens]
+        touched = {gram for move in moved for gram in move}
+        for gram in touched:
+            before = [c[gram] for c in counts]
+            after = [c + move.get(gram, 0) for c, move in zip(before, moved[1:], strict=True)]
+            term += min(hypothesis[gram] + moved[0].get(gram, 0), max(after)) - min(hypothesis[gram], max(before))
+        total += term
+    return total
+
+
+def _moves(tokens: Window, n: int, change: Callable[[Window, int], tuple[tuple[Window, ...], tuple[Window, ...]]]
+           ) -> dict[Window, int]:
+    """How many of each window `change` adds to `tokens`' formulas' windows (removed ones negative)."""
+    removed, added = change(tokens, n)
+    moved: dict[Window, int] = {}
+    for gram in added:
+        moved[gram] = moved.get(gram, 0) + 1
+    for gram in removed:
+        moved[gram] = moved.get(gram, 0) - 1
+    return moved
+
+
+def _narrower_matches(tables: _Tables, n: int) -> int:
+    """The clipped matches of the windows of width n - 1, as many as that width has: the formulas' one width down,
+    and at order 1 the empty window len + 1 times on every side."""
+    if n > 1:
+        return sum(clipped for _, _, clipped in tables.windows_of(n - 1))
+    return sum(min(len(h) + 1, max(len(r) + 1 for r in refs))
+               for h, refs in zip(tables.hypotheses, tables.references, strict=True) if refs)
+
+
+def _sorted_keys(windows: Counter) -> Counter:
+    found: Counter = Counter()
+    for gram, k in windows.items():
+        found[tuple(sorted(gram))] += k
+    return found
+
+
+def _streams(tables: _Tables, extractor: str) -> list[tuple[tuple[str, ...], list[tuple[str, ...]]]]:
+    """The (hypothesis, references) pairs `extractor` reads: each segment's, or for `windows-across-segments` one pair,
+    the hypotheses concatenated and, for each reference position j, the j-th references of the segments that have
+    one."""
+    if extractor != "windows-across-segments":
+        return list(zip(tables.hypotheses, tables.references, strict=True))
+    most = max((len(references) for references in tables.references), default=0)
+    return [(tuple(itertools.chain.from_iterable(tables.hypotheses)),
+             [tuple(itertools.chain.from_iterable(references[j] for references in tables.references
+                                                  if j < len(references))) for j in range(most)])]
+
+
+#: The totals of the extractors whose totals no earlier expression spans, each from the lengths alone (no pass): a
+#: length L's window count at order n (the others: every window but one is width n + 1's count, every position width
+#: 1's, one past the end width n - 1's, one a sequence 1 a segment, the keys changed the formulas').
+_EXTRACTOR_TOTALS: dict[str, Callable[[list[int], int], int]] = {
+    "windows-of-the-bound-swapped": lambda lengths, n: sum(max(n - length + 1, 0) for length in lengths),
+    "windows-with-stride-n": lambda lengths, n: sum(len(range(0, length - n + 1, n)) for length in lengths),
+    "windows-across-segments": lambda lengths, n: max(sum(lengths) - n + 1, 0),
+}
+
+
+# -- stage 5's aggregations: the formulas' per-segment values added up otherwise than the sum -------------------------
+
+#: name -> (words, the per-segment values (two at least) -> the corpus's value).
+_AGGREGATIONS: dict[str, tuple[str, Callable[[list[int]], int]]] = {
+    "first-segment-alone": ("the first segment's alone", lambda values: values[0]),
+    "last-segment-alone": ("the last segment's alone (a running value overwritten, not added)",
+                           lambda values: values[-1]),
+    "sum-without-first-segment": ("the sum over every segment but the first", lambda values: sum(values[1:])),
+    "sum-without-last-segment": ("the sum over every segment but the last", lambda values: sum(values[:-1])),
+    "largest-segment-value": ("the largest segment's value", max),
+    "segment-mean-rounded-down": ("the segments' mean rounded down (the sum // the number of segments)",
+                                  lambda values: sum(values) // len(values)),
+}
 
 
 # -- the grammar's base quantities, per segment -----------------------------------------------------------------------
@@ -327,9 +564,73 @@ def _matches_expressions() -> list[Expression]:
     return found
 
 
+#: The size of the stage 2 and stage 5 expressions (fit-aggregation): above every earlier expression's, so that each of
+#: those keeps its place in its field's order.
+LATER = 4
+
+
+def _extraction_expressions() -> list[Expression]:
+    """Stage 2, the n-gram extraction applied to both sides: each `_EXTRACTORS` entry's matches clipped as the
+    formulas clip (the largest count in any one reference), and its totals where no earlier expression spans them."""
+    found = []
+
+    def matched(extractor: str) -> Callable[[_Tables, int], Any]:
+        return lambda tables, n: tables.extracted(extractor, n)
+
+    def totals(extractor: str) -> Callable[[_Tables, int], Any]:
+        count = _EXTRACTOR_TOTALS[extractor]
+        return lambda tables, n: tuple(count([len(h) for h in tables.hypotheses], order) for order in range(1, n + 1))
+
+    for extractor, words in _EXTRACTORS.items():
+        found.append(Expression(f"matches{FITTED}clipped-{extractor}", "matches",
+                                f"each order n's matches are an n-gram extractor's keys, {words}, on the hypothesis "
+                                "and the references alike, each clipped to its largest count in any one reference",
+                                LATER, matched(extractor)))
+        if extractor in _EXTRACTOR_TOTALS:
+            found.append(Expression(f"totals{FITTED}{extractor}", "totals",
+                                    f"each order n's total is the number of an n-gram extractor's keys, {words}", LATER,
+                                    totals(extractor)))
+    return found
+
+
+def _aggregation_expressions() -> list[Expression]:
+    """Stage 5, the corpus aggregation: each field's corpus value from the formulas' own per-segment values (c_i, r_i,
+    m_{n,i}, l_{n,i}, `_Tables.per_segment`) aggregated by an `_AGGREGATIONS` entry, on a corpus of two segments or
+    more (on one, each is the formulas' sum or a constant 0); and c read from each segment's r (its record's
+    neighbouring field: `ref_len`'s reading of c stays out, the named `reference-length-read-from-hypothesis-length`,
+    test_counting_fit.py)."""
+    found = []
+
+    def aggregated(field: str, aggregate: Callable[[list[int]], int]) -> Callable[[_Tables, int], Any]:
+        def value(tables: _Tables, n: int) -> Any:
+            values = tables.per_segment(field, n) if len(tables.hypotheses) > 1 else None
+            if values is None:
+                return None
+            if field in ("hyp_len", "ref_len"):
+                return aggregate(values)
+            return tuple(aggregate([value[order] for value in values]) for order in range(n))
+        return value
+
+    def reference_lengths(tables: _Tables, n: int) -> int | None:
+        values = tables.per_segment("ref_len", n)
+        return None if values is None else sum(values)
+
+    for field in FIELDS:
+        for aggregation, (words, aggregate) in _AGGREGATIONS.items():
+            found.append(Expression(f"{field}{FITTED}{aggregation}", field,
+                                    f"the corpus's {field} is {words} of the segments' own (the formulas' per-segment "
+                                    f"{field}, aggregated otherwise than the sum)", LATER,
+                                    aggregated(field, aggregate)))
+    found.append(Expression(f"hyp_len{FITTED}reference-length-field", "hyp_len",
+                            "the corpus's hyp_len is the sum of the segments' r, each the formulas' reference length "
+                            "by the request's rule (a segment's statistics read at the neighbouring field)", LATER,
+                            reference_lengths))
+    return found
+
+
 def _grammar() -> dict[str, Expression]:
     expressions = [*_length_expressions("hyp_len"), *_length_expressions("ref_len"), *_totals_expressions(),
-                   *_matches_expressions()]
+                   *_matches_expressions(), *_extraction_expressions(), *_aggregation_expressions()]
     ordered = sorted(expressions, key=lambda e: (FIELDS.index(e.field), e.size))  # (stable: declaration order)
     return {e.name: e for e in ordered}
 

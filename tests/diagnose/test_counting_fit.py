@@ -210,7 +210,9 @@ def _fit_counting(kept, *, permitted=lambda name: True, limit=None):
 def test_a_request_fitted_again_is_charged_as_the_first_fit_and_gets_the_same_fits():
     kept: dict = {}
     first = _fit_counting(kept)
-    assert first[0][0] == (SMALLEST_FIT,) and first[1] == 5  # (the hand's fit, and 1 + 4 charges)
+    # (the hand's fit, and 1 + 4 + 3 charges: the tables, the window widths 1 to 4, and the stage 2 expressions'
+    # windows of orders 1 and 2 and the segments read as one stream, fit-aggregation)
+    assert first[0][0] == (SMALLEST_FIT,) and first[1] == 8
     assert _fit_counting(kept) == first  # (a hit: every value read from `kept`)
     assert _fit_counting(None) == first  # (nothing kept: every value computed)
 
