@@ -63,8 +63,8 @@ from .computations import (
     structured_ruled_out,
     structured_size,
 )
+from .countfit import SAME_AS_NAMED, fitted_words
 from .countfit import fit as fit_counting
-from .countfit import fitted_words
 from .countfit import is_fitted as is_fitted_counting
 from .counting import _counts_of, _reported_counts, best_single_reference_matches, fold_of
 from .expect import ORACLE_REFUSALS, oracle_options, statistics_of
@@ -1270,11 +1270,15 @@ def _fits_beside_named(search, found, value):
     pass over the tokens, where the n-grams' would count every width's windows for every named record, and the fits of
     two fields at once (a tokenizer's rule moves c, r and the matches together) are a dozen combinations that say
     nothing a run needs. Nothing where `found` is empty or holds a fit already (the fits were read), no name found
-    twice."""
+    twice, and no fit that computes what a name found does (`countfit.SAME_AS_NAMED`: beside
+    `reference-length-of-first-reference`, the first reference's length fitted says nothing more, and would name a run
+    in its place where two records the named reading was not tried on fit it: planted:r-first-reference did)."""
     if not found or any(all(map(is_fitted_counting, e.parts)) for e in found) or not _lengths_differ_alone(search):
         return []
     named = {e.parts for e in found}
-    return [e for e in _fitted_counting(search, value) if e.parts not in named]
+    said = {part for e in found for part in e.parts}
+    return [e for e in _fitted_counting(search, value)
+            if e.parts not in named and not any(SAME_AS_NAMED.get(part) in said for part in e.parts)]
 
 
 def _lengths_differ_alone(search):

@@ -73,6 +73,16 @@ FIXED_WIDTHS = (1, 2, 3, 4)
 _FITTED_FIRST = ("hyp_len", "ref_len", "totals", "matches")
 #: The most fits one record keeps (the smallest first): the rest say nothing a run's pattern needs.
 MOST_FITS = 12
+#: The grammar's expressions that compute what a named reading does (a convention of `formulas/conventions.py`, a
+#: length reading of `mechanisms.counting.LENGTH_READINGS`), on every input: kept in the grammar (a record its run does
+#: not search, `classify.what_is_known`, is fitted, never searched), but beside a record that reading names such a fit
+#: says nothing more, and no run's count of it may outgrow the named reading's (`classify._fits_beside_named`).
+SAME_AS_NAMED = {
+    f"ref_len{FITTED}shortest-reference": "reference_length=shortest",
+    f"ref_len{FITTED}longest-reference": "reference_length=longest",
+    f"ref_len{FITTED}first-reference": "reference-length-of-first-reference",
+    f"ref_len{FITTED}last-reference": "reference-length-of-last-reference",
+}
 
 
 class _Shared:
@@ -693,4 +703,4 @@ def fit(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_cou
     return list(itertools.islice(itertools.product(*(per_field[field] for field in differing)), MOST_FITS))
 
 
-__all__ = ["FITTED", "GRAMMAR", "Expression", "fit", "fitted_counts", "fitted_words", "is_fitted"]
+__all__ = ["FITTED", "GRAMMAR", "SAME_AS_NAMED", "Expression", "fit", "fitted_counts", "fitted_words", "is_fitted"]

@@ -98,14 +98,33 @@ def test_a_record_a_named_variant_explains_carries_the_fits_of_its_counts_too():
     reading) names it, as on main, and a constant 0 a segment, the grammar's, gives r as well: among its fits, so that a
     run whose other records that fit names covers this one by it (the shrinker drives c and r together, where the
     distance is 0). And "a b" / "a b", "a b c d", BLEU-2, r returned as 4 (the formulas' r = 2, the closest; c = 2, so
-    BP = e^(1 - 4/2) and the score differs): the longest and the last reference are 4 tokens, each named by a named
-    reading, and the grammar's fits of r = 4 are beside the name (the last reference's length, c + 2 among them)."""
+    BP = e^(1 - 4/2) and the score differs): the longest and the last reference are 4 tokens, named by the named
+    readings (`reference_length=longest`, `reference-length-of-last-reference`), and beside them the grammar's fits of
+    r = 4 that say something else (c + 2), never the grammar's own longest or last reference, which compute what those
+    names do (`countfit.SAME_AS_NAMED`)."""
     distance = classify(request([("a b", ["a b"])], 2), answer(2, 0, (2, 1), (2, 1)), "papineni")
     assert distance.name == "reference-length-is-the-distance", distance
     assert "ref_len-fitted-as-0-per-segment" in distance.fits, distance
     longer = classify(request([("a b", ["a b", "a b c d"])], 2), answer(2, 4, (2, 1), (2, 1)), "papineni")
-    assert longer.name not in GRAMMAR, longer
-    assert {"ref_len-fitted-as-last-reference", "ref_len-fitted-as-hypothesis-length-plus-2"} <= set(longer.fits)
+    said = {longer.name, *longer.fits}
+    assert {"reference_length=longest", "reference-length-of-last-reference"} <= said, longer
+    assert "ref_len-fitted-as-hypothesis-length-plus-2" in said, longer
+    assert not {"ref_len-fitted-as-longest-reference", "ref_len-fitted-as-last-reference"} & said, longer
+
+
+def test_a_fit_that_computes_a_named_readings_arithmetic_never_outgrows_it():
+    """planted:r-first-reference (r read from each segment's first reference): 191 records named by
+    `reference-length-of-first-reference`, 2 records its run did not search (`what_is_known`: what is known, the
+    grammar's first reference among their fits). Were the grammar's first reference beside the 191 as well, it would
+    reach 193 and name the run in the named reading's place (it did, once); it computes what the named reading does, so
+    it is not put there, and the named reading names the run."""
+    req = request([("a b", ["a b c d", "a b"])], 2)  # r by hand: the first reference, 4 (the formulas' closest: 2)
+    first = classify(req, answer(2, 4, (2, 1), (2, 1)), "papineni")
+    said = {first.name, *first.fits}
+    assert "reference-length-of-first-reference" in said and "ref_len-fitted-as-first-reference" not in said, first
+    named, fit = ("reference-length-of-first-reference",), ("ref_len-fitted-as-first-reference",)
+    causes = minimal_cover({tuple((name,) for name in (first.name, *first.fits)): 191, (KNOWN, fit): 2})
+    assert causes[0].records == 191 and named in (causes[0].parts, *causes[0].alternative_parts), causes
 
 
 def test_a_fit_that_reaches_a_named_records_too_covers_them():
