@@ -915,6 +915,13 @@ def _with_fitted_counting(search, known):
     fits = fit_counting(search.ctx.request.segments, search.n, search.ctx.options, _reported(search.statistics),
                         search.base.statistics, permitted=search.permitted, kept=search.ctx.counted)
     fitting = tuple(parts for parts in fits if search.permitted(*parts) and parts not in known.fitting)
+    # a fit that computes what a named reading does (`countfit.SAME_AS_NAMED`) has that reading beside it: a record not
+    # searched was never offered the reading, which gives its counts on every input, so that a run whose searched
+    # records the reading names covers this one by it too (planted:r-first-reference: x191, and x2 under the fit)
+    readings = tuple(dict.fromkeys((SAME_AS_NAMED[parts[0]],) for parts in fitting
+                                   if len(parts) == 1 and parts[0] in SAME_AS_NAMED
+                                   and search.permitted(SAME_AS_NAMED[parts[0]])))
+    fitting = (*fitting, *(parts for parts in readings if parts not in known.fitting))
     return replace(known, fitting=(*known.fitting, *fitting)) if fitting else known
 
 

@@ -191,6 +191,21 @@ def test_a_fit_is_no_mechanism_a_kinds_later_failures_are_searched_among():
     assert states_what_is_known(FIT) and not states_what_is_known(("totals-one-short",))
 
 
+def test_a_record_not_searched_has_the_named_reading_beside_a_fit_that_computes_it():
+    """A record its run does not search (`what_is_known`) is never offered the named readings: "a b" / "a b c d",
+    "a b" with r returned as 4 (by hand the first reference's length; the formulas' closest is 2) is named what is
+    known, the grammar's first reference among its fits, and `reference-length-of-first-reference`, whose arithmetic
+    that fit is, beside it; so a run whose searched records that reading names covers this one by it (planted:r-first-
+    reference: x191 by the reading and x2 by the fit before)."""
+    known = what_is_known(request([("a b", ["a b c d", "a b"])], 2), answer(2, 4, (2, 1), (2, 1)), "papineni")
+    assert known.name == "other-counting-of-ref_len", known
+    assert {"ref_len-fitted-as-first-reference", "reference-length-of-first-reference"} <= set(known.fits), known
+    named = ("reference-length-of-first-reference",)
+    signature = tuple((name,) for name in (known.name, *known.fits))
+    causes = minimal_cover({(named, ("reference_length=longest",)): 191, signature: 2})
+    assert [(c.parts, c.records) for c in causes] == [(named, 193)], causes
+
+
 @pytest.mark.parametrize("corpus, counts, name", ROWS)
 def test_what_is_known_of_a_record_not_searched_carries_its_fits(corpus, counts, name):
     """A record its run does not search (`what_is_known`: a kind's later failures) is named what is known of its layer
