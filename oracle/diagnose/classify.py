@@ -63,10 +63,11 @@ from .computations import (
     structured_ruled_out,
     structured_size,
 )
-from .countfit import SAME_AS_NAMED, fitted_words
+from .countfit import SAME_AS_NAMED, differing_fields, fitted_words
 from .countfit import fit as fit_counting
 from .countfit import is_fitted as is_fitted_counting
-from .counting import _counts_of, _reported_counts, best_single_reference_matches, fold_of
+from .counting import best_single_reference_matches, fold_of
+from .cover import states_what_is_known
 from .expect import ORACLE_REFUSALS, oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 from .mechanisms import CATALOGUE, needs_evidence
@@ -1289,13 +1290,10 @@ def _fits_beside_named(search, found, value):
 
 
 def _lengths_differ_alone(search):
-    """Whether the returned statistics differ from the formulas' in c or r only, every order's matches and totals
-    equal (as integers; fractional counts are no fit's)."""
-    wanted = _reported_counts(_reported(search.statistics), search.n)
-    if wanted is None:
-        return False
-    formulas = _counts_of(search.base.statistics, search.n)
-    return wanted["matches"] == formulas["matches"] and wanted["totals"] == formulas["totals"]
+    """Whether the returned statistics differ from the formulas' in c or r only (as integers: `countfit
+    .differing_fields`; fractional counts are no fit's)."""
+    differing = differing_fields(_reported(search.statistics), search.n, search.base.statistics)
+    return bool(differing) and set(differing) <= {"hyp_len", "ref_len"}
 
 
 def _exact_counting_variants(search, value, matching):
@@ -1991,4 +1989,4 @@ def names_a_mechanism(parts: tuple[str, ...]) -> bool:
     first, so no record a named mechanism names on main is named otherwise by a fit found on another record."""
     if parts == (UNEXPLAINED,):
         return False
-    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) or is_fitted_counting(part) for part in parts)
+    return not states_what_is_known(parts)

@@ -196,7 +196,6 @@ class _Tables:
             self._read = None
         return value
 
-
     def windows_of(self, width: int) -> list[tuple[Counter, list[Counter], int]]:
         """Each segment's hypothesis windows of `width` and each of its references' (the formulas' extractor), with
         the formulas' clipped matches beside them: kept for the stage 2 extractors, most of which change a few keys of
@@ -673,6 +672,16 @@ def fitted_words(name: str) -> str:
             "line of code read)")
 
 
+def differing_fields(reported: Any, n: int, oracle_counts: Any) -> list[str]:
+    """The counting fields (`FIELDS` order) whose returned integers differ from the formulas' (`oracle_counts`) at
+    orders 1..n: what `fit` fits; none where the returned counts are no counting's (fractional, or of fewer orders)."""
+    wanted = _reported_counts(reported, n)
+    if wanted is None:
+        return []
+    oracle = _counts_of(oracle_counts, n)
+    return [field for field in FIELDS if wanted[field] != oracle[field]]
+
+
 def fit(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any, *,
         permitted: Callable[[str], bool] = lambda name: True, charge: Callable[[], None] = lambda: None,
         spent: tuple[type[BaseException], ...] = (), kept: dict | None = None) -> list[tuple[str, ...]]:
@@ -683,11 +692,8 @@ def fit(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_cou
     nothing is fitted, so the record keeps what is known of it). `kept`: a dict kept with the request (`classify`'s
     `Context.counted`), where what its earlier fits computed is read (`_Tables`: charged as if computed again)."""
     wanted = _reported_counts(reported, n)
-    if wanted is None:
-        return []
-    oracle = _counts_of(oracle_counts, n)
-    differing = [field for field in FIELDS if wanted[field] != oracle[field]]
-    if not differing or not segments:
+    differing = differing_fields(reported, n, oracle_counts)
+    if wanted is None or not differing or not segments:
         return []
     try:
         tables = _Tables(segments, options, charge, kept)
@@ -703,4 +709,5 @@ def fit(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_cou
     return list(itertools.islice(itertools.product(*(per_field[field] for field in differing)), MOST_FITS))
 
 
-__all__ = ["FITTED", "GRAMMAR", "SAME_AS_NAMED", "Expression", "fit", "fitted_counts", "fitted_words", "is_fitted"]
+__all__ = ["FITTED", "GRAMMAR", "SAME_AS_NAMED", "Expression", "differing_fields", "fit",
+           "fitted_counts", "fitted_words", "is_fitted"]
