@@ -25,10 +25,10 @@ from oracle.models.outcomes import (
     Outcome,
     Verdict,
 )
-from oracle.models.protocol import ScoreRequest
+from oracle.models.protocol import NumericReply, ScoreRequest
 from oracle.models.results import Classification
 
-from .classify import AGREES, UNEXPLAINED, TokenMeter, classify, names_a_mechanism
+from .classify import AGREES, UNEXPLAINED, TokenMeter, classify, names_a_mechanism, numeric_fits
 from .expect import ORACLE_REFUSALS
 from .judge import Answered
 
@@ -141,6 +141,8 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
     oracle_json = None if expected.rejected else expected.score
     layer = verdict.layer
     not_a_number = _not_a_wrong_number(reply, verdict, expected, oracle_json, entries)
+    if verdict.outcome == Outcome.PROTOCOL_ERROR and not_a_number is not None:
+        return _with_numeric_fits(not_a_number, request, reply, profile, overrides)
     if not_a_number is not None and layer != TOKENIZATION_LAYER:
         return not_a_number
     if not_a_number is not None:  # lengths that differ on raw text: a mechanism that fits the statistics, if any
@@ -178,6 +180,31 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
     parts = set(explanation.parts)
     return explanation.classification(documented=tuple(d.id for d in entries if d.documents(parts)),
                                       scope=scope if explanation.explained else "all")
+
+
+def _with_numeric_fits(classification: Classification, request: ScoreRequest, reply: Answered, profile: str,
+                       overrides: Mapping[str, Any] | None) -> Classification:
+    """A protocol error's pseudo-class (`classification`) with, where the reply broke the protocol only by writing
+    counts as numbers that are not integers (`NumericReply`), the counting grammar's fits of those numbers beside it
+    (`classify.numeric_fits`: a true division where a sum belongs, the score following from them): the record keeps
+    what is known (the protocol error, its outcome) as its name, as a record of fitted integers keeps
+    `other-counting-of-<layer>`, and a run whose records share a fit is named by it (`cover._fitted_over_known`)."""
+    numeric = NumericReply.from_reply_line(reply.raw)
+    if numeric is None:
+        return classification
+    try:
+        fits = numeric_fits(request, numeric, profile, overrides=overrides)
+    except ORACLE_REFUSALS:
+        return classification
+    if not fits:
+        return classification.model_copy(update={"description": (
+            f"{classification.description}; its statistics, read as the numbers they are "
+            f"({', '.join(numeric.statistics.written_as_numbers)} written as floats), fit no true division of the "
+            "counting grammar whose score is the one answered")})
+    return classification.model_copy(update={
+        "fit_parts": tuple(fit.parts for fit in fits),
+        "description": (f"{classification.description}; its statistics, read as the numbers they are, fit "
+                        f"{fits[0].name} ({fits[0].description})")})
 
 
 def _explained(request, reply, profile, overrides, entries, *, search_all, among, meter=None):

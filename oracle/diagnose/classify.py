@@ -40,7 +40,7 @@ from oracle.models.protocol import Statistics
 from oracle.models.results import Classification, NamedByParts, cause_name
 
 from . import mechanisms
-from .combination import Stage, returned_statistics
+from .combination import ReturnedNumbers, Stage, returned_statistics
 from .computations import (
     APPLIES,
     Context,
@@ -63,7 +63,7 @@ from .computations import (
     structured_ruled_out,
     structured_size,
 )
-from .countfit import SAME_AS_NAMED, differing_fields, fitted_words
+from .countfit import SAME_AS_NAMED, differing_fields, fit_numbers, fitted_words
 from .countfit import fit as fit_counting
 from .countfit import is_fitted as is_fitted_counting
 from .counting import best_single_reference_matches, fold_of
@@ -903,6 +903,38 @@ def what_is_known(request, answer, profile, *, overrides=None, meter=None, zero_
     finally:
         if meter is not None:
             meter.spent += search.spent
+
+
+def numeric_fits(request, reply, profile, *, overrides=None, meter=None):
+    """The fits of a reply that broke protocol v1 by writing counts as numbers that are not integers (`reply`, an
+    `oracle.models.protocol.NumericReply`): the counting grammar's fits of those numbers (`countfit.fit_numbers`: a
+    field written as a float by its true divisions, issue 36's "an average in place of a sum"), each an Explanation,
+    kept only where the score that came with them is the formulas' score of those numbers within the contract (the
+    statistics explained, then the score). Empty where nothing fits or the score does not follow. Its passes are the
+    fit's own (as `what_is_known`'s): a record whose answer is no valid reply is never searched, and this is what is
+    known of it, never refused for a budget."""
+    profile = get_profile(profile)
+    search = _search_for(request, reply.score, profile, overrides=overrides, among=None, budget=ATTRIBUTION_BUDGET)
+    if isinstance(search, Explanation):
+        return []
+    ctx, numbers = search.ctx, reply.statistics
+    fits = fit_numbers(ctx.request.segments, search.n, ctx.options, numbers, search.base.statistics, kept=ctx.counted)
+    if not fits:
+        return []
+    n = search.n
+    try:
+        returned = ReturnedNumbers(Fraction(numbers.hyp_len), Fraction(numbers.ref_len),
+                                   tuple(map(Fraction, numbers.matches[:n])), tuple(map(Fraction, numbers.totals[:n])),
+                                   len(ctx.request.segments))
+        value = float(bleu.bleu_from_statistics(returned, weights=ctx.weights, options=ctx.options,
+                                                smoothing=ctx.smoothing, level=ctx.request.level).score)
+    except ORACLE_REFUSALS:
+        return []
+    if not within_contract(reply.score, value):
+        return []
+    return [Explanation(parts, "; and ".join(map(fitted_words, parts)), tuple(("computation", part) for part in parts),
+                        value, score_of(search.base))
+            for parts in fits]
 
 
 def _with_fitted_counting(search, known):

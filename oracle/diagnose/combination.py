@@ -74,6 +74,26 @@ class ReturnedStatistics(bleu.Statistics):
                 raise BleuValueError(f"order {i + 1} has {m} matches of 0 n-grams: no precision m/t")
 
 
+@dataclass(frozen=True)
+class ReturnedNumbers(bleu.Statistics):
+    """Counts a reply wrote as numbers that are not integers (`oracle.models.protocol.NumericStatistics`), as exact
+    Fractions, to be scored as the formulas score counts (each precision m/t, the penalty e^(1 - r/c)): whether the
+    score that came with them follows from them (`classify.numeric_fits`). None negative; an order with matches of no
+    n-gram has no precision and is refused, as in `ReturnedStatistics`."""
+
+    def __post_init__(self):
+        if len(self.matches) != len(self.totals):
+            raise BleuValueError(
+                f"`matches` and `totals` must have one entry per order (got {len(self.matches)} and {len(self.totals)})"
+            )
+        for value in (self.hyp_len, self.ref_len, *self.matches, *self.totals):
+            if type(value) not in (int, Fraction) or value < 0:
+                raise BleuValueError(f"a count must be a non-negative number (got {value!r})")
+        for i, (m, t) in enumerate(zip(self.matches, self.totals, strict=True)):
+            if m > 0 and t == 0:
+                raise BleuValueError(f"order {i + 1} has {m} matches of 0 n-grams: no precision m/t")
+
+
 def returned_statistics(hyp_len, ref_len, matches, totals, segments):
     """Counts an implementation returned, to be scored: `bleu.Statistics` where they obey the counting's invariant (a
     result the formulas keep, as before), else `ReturnedStatistics` (matches above totals, read as they come); a

@@ -55,6 +55,7 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from oracle.diagnose.counting import _counts_of, _reported_counts, fold_of
@@ -478,6 +479,9 @@ class Expression:
     words: str
     size: int
     value: Callable[[_Tables, int], Any]
+    #: a true division's value (a Fraction, most often not whole): fitted only to counts a reply wrote as numbers
+    #: that are not integers (`fit_numbers`), never to integers (`fit`), so that no integer record's fits move
+    dividing: bool = False
 
 
 def _offset_words(d: int) -> str:
@@ -637,9 +641,68 @@ def _aggregation_expressions() -> list[Expression]:
     return found
 
 
+#: The size of the true divisions (`_dividing_expressions`): after every other expression of their field.
+DIVIDING = LATER + 1
+
+
+def _dividing_expressions() -> list[Expression]:
+    """Issue 36's "an average in place of a sum" at each sum of stages 3 to 5, as a true division (a Fraction): stage 5,
+    each field's corpus value the mean of the formulas' per-segment values (`_Tables.per_segment`, on one segment
+    the value itself); stage 4, a segment's r the mean of its references' lengths; stage 3, a segment's matches at
+    an order the mean of its distinct hypothesis windows' clipped counts, and its total the mean of their counts (no
+    value where a segment has no window of the order: that mean divides by zero). Each is fitted only to a count the
+    reply wrote as a float (`fit_numbers`)."""
+
+    def segment_mean(field: str) -> Callable[[_Tables, int], Any]:
+        def value(tables: _Tables, n: int) -> Any:
+            values = tables.per_segment(field, n)
+            if values is None:
+                return None
+            if field in ("hyp_len", "ref_len"):
+                return Fraction(sum(values), len(values))
+            return tuple(Fraction(sum(v[order] for v in values), len(values)) for order in range(n))
+        return value
+
+    def mean_reference_length(tables: _Tables, n: int) -> Any:
+        if not all(tables.references):
+            return None
+        return sum(Fraction(sum(map(len, refs)), len(refs)) for refs in tables.references)
+
+    def per_distinct_window(counted: Callable[[Counter, int], int]) -> Callable[[_Tables, int], Any]:
+        def value(tables: _Tables, n: int) -> Any:
+            means = []
+            for order in range(1, n + 1):
+                kept = tables.windows_of(order)
+                if not kept or any(not hypothesis for hypothesis, _, _ in kept):
+                    return None  # (a segment without a window of this order: its mean divides by zero)
+                means.append(sum(Fraction(counted(hypothesis, clipped), len(hypothesis))
+                                 for hypothesis, _, clipped in kept))
+            return tuple(means)
+        return value
+
+    found = [Expression(f"{field}{FITTED}mean-of-segments", field,
+                        f"the corpus's {field} is the mean of the segments' own (the formulas' per-segment {field}, "
+                        "their sum divided by the number of segments, a true division)", DIVIDING, segment_mean(field),
+                        dividing=True)
+             for field in FIELDS]
+    found.append(Expression(f"ref_len{FITTED}mean-reference-length", "ref_len",
+                            "each segment's r is the mean of its references' lengths (a true division)", DIVIDING,
+                            mean_reference_length, dividing=True))
+    found.append(Expression(f"matches{FITTED}mean-clipped-count-per-distinct-window", "matches",
+                            "each segment's matches at order n are the mean of its distinct hypothesis windows' "
+                            "clipped counts (their sum divided by how many distinct windows it has)", DIVIDING,
+                            per_distinct_window(lambda hypothesis, clipped: clipped), dividing=True))
+    found.append(Expression(f"totals{FITTED}mean-count-per-distinct-window", "totals",
+                            "each segment's total at order n is the mean count of its distinct hypothesis windows "
+                            "(its windows divided by how many distinct ones it has)", DIVIDING,
+                            per_distinct_window(lambda hypothesis, clipped: sum(hypothesis.values())), dividing=True))
+    return found
+
+
 def _grammar() -> dict[str, Expression]:
     expressions = [*_length_expressions("hyp_len"), *_length_expressions("ref_len"), *_totals_expressions(),
-                   *_matches_expressions(), *_extraction_expressions(), *_aggregation_expressions()]
+                   *_matches_expressions(), *_extraction_expressions(), *_aggregation_expressions(),
+                   *_dividing_expressions()]
     ordered = sorted(expressions, key=lambda e: (FIELDS.index(e.field), e.size))  # (stable: declaration order)
     return {e.name: e for e in ordered}
 
@@ -659,6 +722,8 @@ def fitted_counts(name: str) -> Callable[[Sequence[Any], int, Any], dict[str, An
     expression = GRAMMAR[name]
 
     def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        if expression.dividing:  # (a true division's value is no integer counting's: fitted to written numbers only)
+            return None
         value = expression.value(_Tables(segments, options, lambda: None), n)
         return None if value is None else {expression.field: value}
 
@@ -699,8 +764,8 @@ def fit(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_cou
         tables = _Tables(segments, options, charge, kept)
         per_field = {}
         for field in sorted(differing, key=_FITTED_FIRST.index):
-            fits = [e.name for e in GRAMMAR.values()
-                    if e.field == field and permitted(e.name) and tables.value(e, n) == wanted[field]]
+            fits = [e.name for e in GRAMMAR.values() if e.field == field and not e.dividing and permitted(e.name)
+                    and tables.value(e, n) == wanted[field]]
             if not fits:
                 return []
             per_field[field] = fits
@@ -709,5 +774,56 @@ def fit(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_cou
     return list(itertools.islice(itertools.product(*(per_field[field] for field in differing)), MOST_FITS))
 
 
-__all__ = ["FITTED", "GRAMMAR", "SAME_AS_NAMED", "Expression", "differing_fields", "fit",
-           "fitted_counts", "fitted_words", "is_fitted"]
+#: How close a count written as a float must be to an expression's exact value to fit it, relative (of the value, 1
+#: at least): a mean computed in floats (a sum of integers divided once) is within an ulp or two, 2e-16 relative;
+#: a sum of a few hundred such means within 1e-13. 1e-9 is the judge's relative contract on a score.
+NUMERIC_TOLERANCE = Fraction(1, 10**9)
+
+
+def _near(value: Any, written: Any) -> bool:
+    """Whether `written` (the reply's numbers, a float or an int, or a tuple of them a order) is within
+    NUMERIC_TOLERANCE of `value` (an expression's exact value, the same shape)."""
+    if value is None:
+        return False
+    if isinstance(value, tuple):
+        return len(value) == len(written) and all(map(_near, value, written))
+    return abs(Fraction(written) - value) <= NUMERIC_TOLERANCE * max(1, abs(value))
+
+
+def fit_numbers(segments: Sequence[Any], n: int, options: Any, numbers: Any, oracle_counts: Any, *,
+                permitted: Callable[[str], bool] = lambda name: True, charge: Callable[[], None] = lambda: None,
+                spent: tuple[type[BaseException], ...] = (), kept: dict | None = None) -> list[tuple[str, ...]]:
+    """The fits of counts a reply wrote as numbers (`numbers`, `oracle.models.protocol.NumericStatistics`) where some
+    are not integers: a field written as a float (`written_as_numbers`) is fitted by the true divisions
+    (`_dividing_expressions`), its value within NUMERIC_TOLERANCE of theirs, whether or not it equals the formulas' as
+    a number (a mean over one segment is the segment's value: its float is the division's trace); a field written as
+    integers that differs from the formulas' is fitted as `fit` fits it. A fit names every such field (a part each, in
+    `FIELDS` order), at most `MOST_FITS`; none where a field has no fit, where the numbers are of fewer orders than
+    `n`, or where `charge` raises one of `spent`."""
+    if len(numbers.matches) < n or len(numbers.totals) < n or not segments:
+        return []
+    written = {"hyp_len": numbers.hyp_len, "ref_len": numbers.ref_len, "matches": tuple(numbers.matches[:n]),
+               "totals": tuple(numbers.totals[:n])}
+    oracle = _counts_of(oracle_counts, n)
+    as_numbers = set(numbers.written_as_numbers)
+    fitted = [field for field in FIELDS if field in as_numbers or written[field] != oracle[field]]
+    try:
+        tables = _Tables(segments, options, charge, kept)
+        per_field = {}
+        for field in sorted(fitted, key=_FITTED_FIRST.index):
+            if field in as_numbers:
+                fits = [e.name for e in GRAMMAR.values() if e.field == field and e.dividing and permitted(e.name)
+                        and _near(tables.value(e, n), written[field])]
+            else:
+                fits = [e.name for e in GRAMMAR.values() if e.field == field and not e.dividing and permitted(e.name)
+                        and tables.value(e, n) == written[field]]
+            if not fits:
+                return []
+            per_field[field] = fits
+    except spent:
+        return []
+    return list(itertools.islice(itertools.product(*(per_field[field] for field in fitted)), MOST_FITS))
+
+
+__all__ = ["FITTED", "GRAMMAR", "NUMERIC_TOLERANCE", "SAME_AS_NAMED", "Expression", "differing_fields", "fit",
+           "fit_numbers", "fitted_counts", "fitted_words", "is_fitted"]

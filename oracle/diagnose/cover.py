@@ -45,6 +45,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from oracle.models.outcomes import Outcome
 from oracle.models.results import WithAlternatives, cause_name
 
 from .countfit import FITTED, is_fitted
@@ -56,6 +57,9 @@ from .mechanisms.counting import OTHER_COUNTING, covers_its_parts
 UNEXPLAINED = "unexplained"
 #: The cause of such a record, as its parts.
 UNEXPLAINED_CAUSE = (UNEXPLAINED,)
+#: A protocol error's pseudo-class: what is known of a record whose reply broke protocol v1 (its fits beside it, where
+#: its counts were written as numbers: `classify.numeric_fits`).
+PROTOCOL_ERROR = Outcome.PROTOCOL_ERROR.value
 #: The records an explanation needing evidence must account for in a run without a confirming probe.
 PATTERN_RECORDS = 2
 
@@ -195,9 +199,12 @@ def _fitted_over_known(chosen: Cause, reach: Mapping[Cause, int], primary: Mappi
     What is known covers every record a fit covers (it is a fitted record's own name, the fits beside it: `classify
     ._with_what_is_known`), so the greedy reach alone never names a fit; the records the fit leaves keep what is known,
     a cause of their own. A run without a fitted record is covered as before."""
-    if len(chosen) != 1 or not chosen[0].startswith(OTHER_COUNTING):
+    if chosen == (PROTOCOL_ERROR,):  # (its fits: counts written as numbers, fitted by true divisions)
+        stem = ""
+    elif len(chosen) == 1 and chosen[0].startswith(OTHER_COUNTING):
+        stem = f"{chosen[0].removeprefix(OTHER_COUNTING)}{FITTED}"
+    else:
         return chosen
-    stem = f"{chosen[0].removeprefix(OTHER_COUNTING)}{FITTED}"
     fitted = [cause for cause in reach if all(map(is_fitted, cause)) and any(part.startswith(stem) for part in cause)
               and reach[cause] >= PATTERN_RECORDS and 2 * reach[cause] > reach[chosen]]
     return min(fitted, key=lambda c: (-reach[c], -primary[c], cause_name(c)), default=chosen)

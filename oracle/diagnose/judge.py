@@ -135,6 +135,10 @@ class Answered(Protocol):
     @property
     def statistics(self) -> Statistics | None: ...
 
+    @property
+    def raw(self) -> str | None:
+        """The reply line as it came, where the protocol refused it (a protocol error keeps it); else None."""
+
 
 def judge(expected: Expected, reply: Answered, contract: Contract = Contract(), *, max_order: int | None = None,
           token_counts: Sequence[str] = ()) -> Verdict:

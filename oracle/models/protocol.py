@@ -843,6 +843,59 @@ class Statistics(Message):
     bp: NumberOrNaN | None = Field(None, description='The brevity penalty (or "NaN").')
 
 
+#: A count written as a JSON number that need not be an integer (7.0, 4.5): finite, 0 to MAX_COUNT. Only
+#: `NumericStatistics` reads such a count; a reply carrying one broke the protocol (`Count`).
+NumericCount = Annotated[int | float, BeforeValidator(_finite_number), Field(ge=0, le=MAX_COUNT)]
+
+
+class NumericStatistics(Message):
+    """The statistics of a reply that broke protocol v1 by writing a count as a number that is not an integer (a mean
+    where a sum belongs returns 7.0 or 4.5), read as the numbers they are: for the diagnosis of that reply alone
+    (`oracle.diagnose.classify.numeric_fits`), never judged. The record's outcome stays `protocol-error`: the protocol
+    asks for integers, and a runner that took 7.0 for 7 would pass an implementation whose other inputs give 7.5."""
+
+    hyp_len: NumericCount = _described("c, as the reply wrote it.")
+    ref_len: NumericCount = _described("r, as the reply wrote it.")
+    matches: tuple[NumericCount, ...] = Field(max_length=MAX_ORDER, description="The matches, as the reply wrote them.")
+    totals: tuple[NumericCount, ...] = Field(max_length=MAX_ORDER, description="The totals, as the reply wrote them.")
+    bp: NumberOrNaN | None = Field(None, description='The brevity penalty (or "NaN").')
+
+    @property
+    def written_as_numbers(self) -> tuple[str, ...]:
+        """The fields (`hyp_len`, `ref_len`, `matches`, `totals`) the reply wrote a count of as a float, in that
+        order: the fields a division or float arithmetic reached."""
+        written = {"hyp_len": (self.hyp_len,), "ref_len": (self.ref_len,), "matches": self.matches,
+                   "totals": self.totals}
+        return tuple(name for name, values in written.items() if any(type(v) is float for v in values))
+
+
+
+class NumericReply(Message):
+    """A score reply whose statistics broke protocol v1 only by writing counts as numbers that are not integers, read as
+    such (`NumericStatistics`): the score it answered and the numbers it wrote, for the diagnosis alone."""
+
+    score: Number = _described("The score answered (0-1 scale).")
+    statistics: NumericStatistics = _described("Its statistics, as numbers.")
+
+    @classmethod
+    def from_reply_line(cls, raw: str | None) -> NumericReply | None:
+        """The reply `raw` is (`Unanswered.raw`: a line the protocol refused, bounded by the transport's line limit),
+        where it is a score reply of a finite score and statistics that are numbers, some of them written as floats;
+        None for any other line (no score, no statistics, a count negative or not a number, or every count an integer:
+        the line broke the protocol otherwise)."""
+        if raw is None:
+            return None
+        try:
+            line = decode(raw)
+        except ProtocolError:
+            return None
+        try:
+            reply = cls.model_validate({"score": line.get("score"), "statistics": line.get("statistics")})
+        except ValueError:  # (pydantic's ValidationError among them)
+            return None
+        return reply if reply.statistics.written_as_numbers else None
+
+
 class ScoreReply(Message):
     """The answer to score: `seq` and exactly one of `score` (0-1 scale, or "NaN"; optionally with
     `statistics`), `rejected` (the input is invalid), `unsupported`, or `error`. An error reply
