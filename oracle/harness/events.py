@@ -47,7 +47,7 @@ from oracle.diagnose.equals import PASSING_SAMPLE, Passing, not_contradicted
 from oracle.diagnose.stale import CONFIRMED_BY
 from oracle.formulas.errors import FileWriteError, os_reason
 from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER, Outcome
-from oracle.models.protocol import ScoreRequest
+from oracle.models.protocol import ScoreReply, ScoreRequest
 from oracle.models.results import (
     SCHEMA,
     Footer,
@@ -194,8 +194,7 @@ def smoothing_of(record: Record) -> str | None:
     payload = record.reported_input
     if payload is None and isinstance(record.request, ScoreRequest):
         payload = record.request
-    smoothing = getattr(payload, "smoothing", None)
-    return getattr(smoothing, "method", None)
+    return None if payload is None else payload.smoothing.method
 
 
 def passing_of(record: Record) -> Passing | None:
@@ -209,7 +208,7 @@ def passing_of(record: Record) -> Passing | None:
         return None
     if not isinstance(request, ScoreRequest) or not request.segments:
         return None
-    score = getattr(actual, "score", None)
+    score = actual.score if isinstance(actual, ScoreReply) else None
     return None if score is None else Passing(request, float(score))
 
 
