@@ -874,13 +874,14 @@ class NumericReply(Message):
     """A score reply whose statistics broke protocol v1 only by writing counts as numbers that are not integers, read as
     such (`NumericStatistics`): the score it answered and the numbers it wrote, for the diagnosis alone."""
 
-    score: Number = _described("The score answered (0-1 scale).")
+    score: NumberOrNaN = _described('The score answered (0-1 scale, or "NaN").')
     statistics: NumericStatistics = _described("Its statistics, as numbers.")
 
     @classmethod
     def from_reply_line(cls, raw: str | None) -> NumericReply | None:
         """The reply `raw` is (`Unanswered.raw`: a line the protocol refused, bounded by the transport's line limit),
-        where it is a score reply of a finite score and statistics that are numbers, some of them written as floats;
+        where it is a score reply of a score (a number or "NaN") and statistics that are numbers, some of them written
+        as floats;
         None for any other line (no score, no statistics, a count negative or not a number, or every count an integer:
         the line broke the protocol otherwise)."""
         if raw is None:

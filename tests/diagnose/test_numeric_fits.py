@@ -110,12 +110,16 @@ def test_integers_are_never_fitted_by_a_true_division():
      ("matches", "totals")),
     # every count an integer: the line broke the protocol otherwise
     ('{"seq": 1, "score": 0.5, "statistics": {"hyp_len": 7, "ref_len": 5, "matches": [3], "totals": [7]}}', None),
-    # a negative count, a string, no score, no statistics, a NaN score, not JSON
+    # a negative count, a string, no score, no statistics, an infinite score, not JSON
     ('{"seq": 1, "score": 0.5, "statistics": {"hyp_len": -1.5, "ref_len": 5, "matches": [3], "totals": [7]}}', None),
     ('{"seq": 1, "score": 0.5, "statistics": {"hyp_len": "7.5", "ref_len": 5, "matches": [3], "totals": [7]}}', None),
     ('{"seq": 1, "statistics": {"hyp_len": 7.5, "ref_len": 5, "matches": [3], "totals": [7]}}', None),
     ('{"seq": 1, "score": 0.5}', None),
-    ('{"seq": 1, "score": "NaN", "statistics": {"hyp_len": 7.5, "ref_len": 5, "matches": [3], "totals": [7]}}', None),
+    # a NaN score (both lengths 0 under both_empty=nan) is a score
+    ('{"seq": 1, "score": "NaN", "statistics": {"hyp_len": 0.0, "ref_len": 0, "matches": [0], "totals": [0]}}',
+     ("hyp_len",)),
+    ('{"seq": 1, "score": Infinity, "statistics": {"hyp_len": 7.5, "ref_len": 5, "matches": [3], "totals": [7]}}',
+     None),
     ("not json", None),
     (None, None),
 ])
@@ -171,3 +175,12 @@ def test_the_true_divisions_come_after_every_other_expression_of_their_field():
     for field in ("hyp_len", "ref_len", "matches", "totals"):
         kinds = [GRAMMAR[name].dividing for name in GRAMMAR if GRAMMAR[name].field == field]
         assert kinds == sorted(kinds) and any(kinds), field
+
+
+def test_a_nan_score_of_empty_counts_follows_from_them():
+    """"" / "", "a" at BLEU-2 (one segment, c 0 and r 0: the empty reference is closest), answered "NaN" with c written
+    0.0: papineni scores c = r = 0 as NaN (both_empty), so the score follows from the numbers, and the mean over one
+    segment, 0, fits c."""
+    record = _protocol_error([("", ["", "a"])], 2, {"hyp_len": 0.0, "ref_len": 0, "matches": [0, 0],
+                                                     "totals": [0, 0]}, "NaN")
+    assert record.fit_parts and record.fit_parts[0] == ("hyp_len-fitted-as-mean-of-segments",), record
