@@ -600,10 +600,16 @@ def _structure_whose_call_errs(failing, original, asked, overrides, context: Dia
 
 def _errs(probe, context: DiagnosisContext):
     """Whether the implementation answers `probe` with an error (`errorcauses.Ask`): None where it cannot be
-    asked (outside its capabilities, the process given up) or the answer is neither (a crash, a timeout)."""
+    asked (outside its capabilities, the process given up) or the answer is neither (a crash, a timeout); None too
+    where the implementation refuses a probe the formulas refuse as well (an order lowered until every weight sent is
+    0): that refusal is its validation's, which runs before the code that errs, and says nothing of what triggers
+    the error (set A's average:stage_clip:99:14 was named `error-when-order-above-2` by such a refusal)."""
     reply = _probe_reply(probe, context)
-    return None if reply is None else {"error": True, "unsupported": True, "score": False, "rejected": False}.get(
-        reply.kind)
+    if reply is None:
+        return None
+    if reply.kind == "rejected" and oracle_expected(probe, context.profile).rejected:
+        return None
+    return {"error": True, "unsupported": True, "score": False, "rejected": False}.get(reply.kind)
 
 
 def _probe_reply(probe, context: DiagnosisContext):
