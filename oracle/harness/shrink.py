@@ -54,6 +54,11 @@ DEFAULT_BUDGET = 250
 #: past 65,535 needs a 65,536-token run) costs the implementation; a small input never comes near it.
 TOKEN_BUDGET_FLOOR = 200_000
 TOKEN_BUDGET_FACTOR = 5
+#: Seconds one shrink may take unless `--shrink-seconds` says otherwise: a safety limit only, far above what the
+#: query budget costs (benchmarks/README.md, "Shrinking bounded by queries, not by the clock"), so that the query
+#: and token budgets decide where a shrink stops and the same seed gives the same records on any machine under any
+#: load. Where the clock does stop a shrink, its record says so (`Shrunk.stopped_by` "clock", and its note).
+DEFAULT_SHRINK_SECONDS = 600.0
 SIMPLE_TOKENS = tuple("abcdefghijklmnopqrstuvwxyz")
 
 
