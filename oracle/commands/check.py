@@ -26,6 +26,7 @@ from oracle.harness.session import (
 )
 from oracle.harness.session import selected as _selected
 from oracle.harness.shards import Shard
+from oracle.harness.shrink import DEFAULT_SHRINK_SECONDS
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import OmittedRequest, ResultsFormatError, parse_line
 from oracle.models.wire import json_value
@@ -75,7 +76,10 @@ object per line). `check` runs, in this order:
    rename tokens) while it still fails at the same layer, re-querying the
    implementation, and printed with a one-line reproduction. Only random
    examples that fail or error are shrunk (within --shrink-budget requests
-   each, and --shrink-seconds at most); cases are reported as written. An
+   each, which decides where a shrink stops, so that the same seed gives the
+   same records on any machine; --shrink-seconds is a safety limit on the
+   wall time, and a record whose shrink it stopped says so); cases are
+   reported as written. An
    example's own input is always valid; the inputs cover the whole input space on purpose
    (oracle/harness/generate.py): tokens with whitespace inside, empty, control,
    non-BMP, compatibility and case-folding characters, toolkits' special
@@ -249,8 +253,12 @@ def register(subparsers):
                         f"{SERIES_EVERY} examples: repeats with one part changed, levels and options interleaved, "
                         f"so that state kept across requests shows (default {DEFAULT_SERIES_LENGTH}: a run of the "
                         f"default size sends over 1,000 requests; 0: no series)")
-    parser.add_argument("--shrink-seconds", type=positive_float, default=10.0, metavar="SECONDS",
-                        help="time one failing example may spend shrinking (default 10)")
+    parser.add_argument("--shrink-seconds", type=positive_float, default=DEFAULT_SHRINK_SECONDS, metavar="SECONDS",
+                        help=f"a safety limit on the wall time one failing example may spend shrinking (default "
+                        f"{DEFAULT_SHRINK_SECONDS:g}, far above what --shrink-budget costs: the query budget decides "
+                        "where a shrink stops, so the same seed gives the same records on any machine and load). "
+                        "Where this clock stops a shrink first, the record says so (shrunk.stopped_by \"clock\") "
+                        "and the run's summary counts it: that record depends on the machine's speed")
     parser.add_argument("--seed", type=seed_number, default=0, metavar="S",
                         help="seed of the differential search (default 0; the same seed gives the same inputs)")
     parser.add_argument("--id", dest="only", action="append", metavar="ID",

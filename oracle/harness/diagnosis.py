@@ -21,7 +21,6 @@ its probes are sent on, and how a record is reproduced. It neither runs a sessio
 from __future__ import annotations
 
 import functools
-import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -80,7 +79,7 @@ from oracle.diagnose.stale import (
 )
 from oracle.models.outcomes import Outcome
 from oracle.models.protocol import Capabilities
-from oracle.models.results import Shrunk, cause_name
+from oracle.models.results import STOPPED_GAVE_UP, Shrunk, cause_name
 
 from . import crashcauses
 from .budget import (
@@ -100,7 +99,7 @@ from .channel import Channel
 from .reproduction import Reproduction
 from .requests import not_applicable_reason
 from .separate import SEPARATING_REQUESTS, told_apart
-from .shrink import SameFailure, ShrinkResult, shrink
+from .shrink import SameFailure, ShrinkResult, clock_note, deadline_after, shrink
 from .stages import Diagnosis, Item, Judgement
 from .transport import ImplementationProcess, RestartBudget
 
@@ -127,7 +126,7 @@ class DiagnosisContext:
     channel: Channel
     reproduction: Reproduction
     shrink_budget: int
-    shrink_seconds: float
+    shrink_seconds: float | None
     shrink_first: int
 
     @property
@@ -554,7 +553,7 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
         def still(candidate):
             return oracle_expected(candidate, context.profile).rejected == rejected and still_fails(candidate)
         result = shrink(failing, still, capabilities=context.capabilities, budget=context.shrink_budget,
-                        deadline=time.perf_counter() + context.shrink_seconds)
+                        deadline=deadline_after(context.shrink_seconds))
         shrinking.append(result)
         return result.request
     try:
@@ -567,9 +566,12 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
     if cause is None:
         return classification, None
     result = shrinking[-1] if shrinking else None
+    probed = f"probed in {prober.starts} process(es) of their own"
+    clock = clock_note(result.stopped, result.queries, context.shrink_seconds) if result else None
     part = Shrunk(request=cause.shrunk or request, steps=result.steps if cause.shrunk and result else 0,
                   queries=result.queries if result else 0, message=verdict.message,
-                  note=f"probed in {prober.starts} process(es) of their own")
+                  stopped_by=result.stopped if result else None,
+                  note=f"{probed}; {clock}" if clock else probed)
     return classification.model_copy(update={"parts": parts, "description": (
         f"{cause.description} ({verdict.message})")}), part
 
@@ -983,8 +985,10 @@ def shrink_failure(request, verdict, context: DiagnosisContext, reply=None, expe
         still_fails,
         capabilities=context.capabilities,
         budget=context.shrink_budget,
-        deadline=time.perf_counter() + context.shrink_seconds,
+        deadline=deadline_after(context.shrink_seconds),
     )
+    stopped = STOPPED_GAVE_UP if outcome.exhausted and context.process.given_up else outcome.stopped
+    clock = clock_note(stopped, outcome.queries, context.shrink_seconds)
     last = still_fails.last  # (set by every step: a step is a candidate that failed the same way)
     if not outcome.steps or last is None:
         return Shrunk(
@@ -992,10 +996,11 @@ def shrink_failure(request, verdict, context: DiagnosisContext, reply=None, expe
             steps=0,
             queries=outcome.queries,
             exhausted=outcome.exhausted,
+            stopped_by=stopped,
             message=verdict.message,
             layer=verdict.layer,
             order=verdict.order,
-            note="no simpler input fails the same way",
+            note=clock or "no simpler input fails the same way",
         ), None
     final = last.verdict
     return Shrunk(
@@ -1008,4 +1013,6 @@ def shrink_failure(request, verdict, context: DiagnosisContext, reply=None, expe
         steps=outcome.steps,
         queries=outcome.queries,
         exhausted=outcome.exhausted,
+        stopped_by=stopped,
+        note=clock,
     ), last

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import time
 from dataclasses import dataclass, field
 
 import pytest
@@ -44,11 +43,12 @@ from .generate import example_id, example_request
 from .inprocess import InProcessImplementation
 from .requests import case_to_request, not_applicable_reason
 from .shrink import DEFAULT_BUDGET as SHRINK_BUDGET
-from .shrink import SameFailure, shrink
+from .shrink import DEFAULT_SHRINK_SECONDS, SameFailure, deadline_after, shrink
 
 DEFAULT_EXAMPLES = 50
-#: Seconds a failing example may spend shrinking (as `check --shrink-seconds`' default).
-SHRINK_SECONDS = 10.0
+#: Seconds a failing example may spend shrinking (as `check --shrink-seconds`' default: a safety limit, the query
+#: budget decides first).
+SHRINK_SECONDS = DEFAULT_SHRINK_SECONDS
 
 
 class _FunctionImplementation(Implementation):
@@ -167,7 +167,7 @@ def _shrunk(transport, request, reply, verdict, expected, spec, capabilities):
     still_fails = SameFailure(request, verdict, reply, profile=spec.profile, capabilities=capabilities, send=send,
                               contract=contract, given_up=lambda: False, expected=expected)
     outcome = shrink(request, still_fails, capabilities=capabilities, budget=SHRINK_BUDGET,
-                     deadline=time.perf_counter() + SHRINK_SECONDS)
+                     deadline=deadline_after(SHRINK_SECONDS))
     last = still_fails.last
     if not outcome.steps or last is None:
         return request, reply, verdict, expected

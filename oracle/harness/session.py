@@ -83,7 +83,7 @@ from .searchcache import (
     run_key,
 )
 from .shards import ExampleShare, Shard
-from .shrink import DEFAULT_BUDGET
+from .shrink import DEFAULT_BUDGET, DEFAULT_SHRINK_SECONDS
 from .stages import (
     NOT_DIAGNOSED,
     RECORD_TOKEN_LIMIT,
@@ -160,8 +160,9 @@ class SessionSettings:
     shrink_budget: int = DEFAULT_BUDGET
     #: failing examples shrunk per kind of failure (outcome, layer, order) in each block of examples
     shrink_first: int = DEFAULT_SHRINK_FIRST
-    #: seconds one failing example may spend shrinking (a 300-token input against a slow implementation)
-    shrink_seconds: float = 10.0
+    #: seconds one failing example may spend shrinking: a safety limit, the query budget decides first
+    #: (`shrink.DEFAULT_SHRINK_SECONDS`; a record the clock stopped says so)
+    shrink_seconds: float = DEFAULT_SHRINK_SECONDS
     #: stop drawing random examples after this many seconds of the search (None: `examples` decides alone)
     time_budget: float | None = None
     #: check a metamorphic relation on every RELATION_EVERY-th passing example (0: never)

@@ -37,6 +37,12 @@ from oracle.diagnose.errorcauses import holds_line_end
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import judge, token_count_layers
 from oracle.models.protocol import Capabilities, ProtocolError, ScoreRequest, Segment, SmoothingSpec
+from oracle.models.results import (
+    STOPPED_CLOCK,
+    STOPPED_MINIMAL,
+    STOPPED_QUERIES,
+    STOPPED_TOKENS,
+)
 
 from .requests import not_applicable_reason
 from .stages import Judgement
@@ -48,11 +54,18 @@ DEFAULT_BUDGET = 250
 #: past 65,535 needs a 65,536-token run) costs the implementation; a small input never comes near it.
 TOKEN_BUDGET_FLOOR = 200_000
 TOKEN_BUDGET_FACTOR = 5
+#: Seconds one shrink may take unless `--shrink-seconds` says otherwise: a safety limit only, far above what the
+#: query budget costs (benchmarks/README.md, "Shrinking bounded by queries, not by the clock"), so that the query
+#: and token budgets decide where a shrink stops and the same seed gives the same records on any machine under any
+#: load. Where the clock does stop a shrink, its record says so (`Shrunk.stopped_by` "clock", and its note).
+DEFAULT_SHRINK_SECONDS = 600.0
 SIMPLE_TOKENS = tuple("abcdefghijklmnopqrstuvwxyz")
 
 
 class _BudgetSpent(Exception):
-    pass
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,7 @@ class ShrinkResult:
     steps: int  # accepted simplifications
     queries: int  # candidates tried (each one request to the implementation)
     exhausted: bool  # the budget ran out before a fixed point
+    stopped: str = STOPPED_MINIMAL  # why it stopped (one of STOPPED_REASONS)
 
 
 def _replace(request, **changes):
@@ -101,10 +115,12 @@ class _Shrinker:
     def attempt(self, candidate):
         if candidate == self.current:
             return False
-        if self.queries >= self.budget or (self.deadline is not None and time.perf_counter() > self.deadline):
-            raise _BudgetSpent
+        if self.queries >= self.budget:
+            raise _BudgetSpent(STOPPED_QUERIES)
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise _BudgetSpent(STOPPED_CLOCK)
         if self.tokens_sent + candidate.token_count > self.token_budget:
-            raise _BudgetSpent
+            raise _BudgetSpent(STOPPED_TOKENS)
         self.queries += 1
         self.tokens_sent += candidate.token_count
         if self.still_fails(candidate):
@@ -239,7 +255,7 @@ class _Shrinker:
     def run(self):
         passes = (self.drop_segments, self.drop_references, self.drop_tokens, self.shorten_weights,
                   self.simplify_smoothing, self.no_lowercase, self.rename_tokens)
-        exhausted = False
+        stopped = STOPPED_MINIMAL
         try:
             progress = True
             while progress:
@@ -247,9 +263,9 @@ class _Shrinker:
                 for step in passes:
                     if step():
                         progress = True
-        except _BudgetSpent:
-            exhausted = True
-        return ShrinkResult(self.current, self.steps, self.queries, exhausted)
+        except _BudgetSpent as spent:
+            stopped = spent.reason
+        return ShrinkResult(self.current, self.steps, self.queries, stopped != STOPPED_MINIMAL, stopped)
 
 
 def _simple_names(tokens):
@@ -270,6 +286,21 @@ def _simple_names(tokens):
         for i, token in enumerate(ordered):
             names[token] = "".join(letter.upper() if i >> b & 1 else letter for b in range(width))
     return names
+
+
+def deadline_after(seconds: float | None) -> float | None:
+    """The `time.perf_counter()` value `seconds` from now, the deadline a shrink is given (None: no clock)."""
+    return None if seconds is None else time.perf_counter() + seconds
+
+
+def clock_note(stopped: str | None, queries: int, seconds: float | None) -> str | None:
+    """What a record says of a shrink the wall clock stopped (None for any other reason): its shrunk input is
+    what this machine reached in the time, another machine, or this one under another load, may reach another."""
+    if stopped != STOPPED_CLOCK:
+        return None
+    limit = f" ({seconds:g} s)" if seconds is not None else ""
+    return (f"shrinking stopped at the --shrink-seconds clock{limit} after {queries} queries, before the query "
+            "budget: this record depends on the machine's speed and load")
 
 
 def shrink(request, still_fails, *, capabilities: Capabilities | None = None, budget=DEFAULT_BUDGET, deadline=None):

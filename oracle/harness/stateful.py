@@ -33,6 +33,7 @@ from oracle.models.outcomes import (
     Verdict,
 )
 from oracle.models.protocol import Capabilities, ProtocolError, ScoreRequest, Segment, StatefulPlan
+from oracle.models.results import STOPPED_CLOCK, STOPPED_GAVE_UP, STOPPED_MINIMAL, STOPPED_QUERIES
 
 from .requests import not_applicable_reason
 from .shrink import shrink
@@ -237,14 +238,22 @@ class PlanShrinker:
     send: Callable[[ScoreRequest], tuple[ScoreRequest, Reply]]
     given_up: Callable[[], bool]
     budget: int
-    deadline: float
+    #: a `time.perf_counter()` value past which no candidate is sent (None: the query budget alone decides)
+    deadline: float | None = None
 
     def __post_init__(self) -> None:
         self.queries, self.steps = 0, 0
         self.last: Judgement | None = None
 
-    def spent(self) -> bool:
-        return self.queries >= self.budget or time.perf_counter() > self.deadline or self.given_up()
+    def spent(self) -> str | None:
+        """Why no more candidate may be sent (one of `shrink.STOPPED_REASONS`), None while one may."""
+        if self.queries >= self.budget:
+            return STOPPED_QUERIES
+        if self.given_up():
+            return STOPPED_GAVE_UP
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            return STOPPED_CLOCK
+        return None
 
     def still_fails(self, candidate: ScoreRequest, target: tuple) -> bool:
         expected = oracle_expected(candidate, self.profile)
@@ -277,28 +286,30 @@ class PlanShrinker:
                 self.steps += 1
         return request, verdict
 
-    def run(self, request: ScoreRequest, verdict: Verdict) -> tuple[ScoreRequest, bool]:
-        """(the smallest request found, whether the budget ran out first): first the lowest layer that
+    def run(self, request: ScoreRequest, verdict: Verdict) -> tuple[ScoreRequest, str]:
+        """(the smallest request found, why it stopped: `shrink.STOPPED_REASONS`): first the lowest layer that
         fails (`lowest`), then a simpler plan and fewer segments, failing in that layer."""
         request, verdict = self.lowest(request, verdict)
         target, current, progress = (verdict.outcome, verdict.layer), request, True
         while progress:
             progress = False
             for candidate in candidates(current):
-                if self.spent():
-                    return current, True
+                stopped = self.spent()
+                if stopped is not None:
+                    return current, stopped
                 if self.still_fails(candidate, target):
                     current, progress = candidate, True
                     self.steps += 1
                     break
         return self.tokens(current, target)
 
-    def tokens(self, request: ScoreRequest, target: tuple) -> tuple[ScoreRequest, bool]:
+    def tokens(self, request: ScoreRequest, target: tuple) -> tuple[ScoreRequest, str]:
         """The plan kept, the corpus shrunk as any failing input is (`oracle.harness.shrink`: references,
         tokens, weights, smoothing, names), so long as it still fails the same way under that plan."""
         plan = request.stateful
-        if plan is None or self.spent():
-            return request, self.spent()
+        stopped = self.spent()
+        if plan is None or stopped is not None:
+            return request, stopped or STOPPED_MINIMAL
 
         def still_fails(candidate: ScoreRequest) -> bool:
             if len(candidate.segments) != plan.segment_count:  # the plan's batches are the corpus's
@@ -308,4 +319,5 @@ class PlanShrinker:
         outcome = shrink(request.model_copy(update={"stateful": None}), still_fails,
                          budget=max(self.budget - self.queries, 0), deadline=self.deadline)
         self.steps += outcome.steps
-        return outcome.request.model_copy(update={"stateful": plan}), outcome.exhausted
+        stopped = STOPPED_GAVE_UP if outcome.exhausted and self.given_up() else outcome.stopped
+        return outcome.request.model_copy(update={"stateful": plan}), stopped

@@ -276,6 +276,20 @@ class Unanswered(_Part):
     raw: str | None = Field(None, description="The raw line, for a protocol error (bounded).")
 
 
+#: Why a shrink stopped (`oracle.harness.shrink.ShrinkResult.stopped`, a record's `shrunk.stopped_by`): no
+#: simplification was left (the input is minimal for the passes), the query budget (`--shrink-budget`) or the
+#: token budget was spent, the implementation gave up (its restarts spent), or the wall clock (`--shrink-seconds`)
+#: ran out. Only the last depends on the machine's speed: the same seed on the same code and implementation gives
+#: the same record otherwise.
+STOPPED_MINIMAL = "nothing simpler"
+STOPPED_QUERIES = "query budget"
+STOPPED_TOKENS = "token budget"
+STOPPED_GAVE_UP = "implementation gave up"
+STOPPED_CLOCK = "clock"
+STOPPED_REASONS = (STOPPED_MINIMAL, STOPPED_QUERIES, STOPPED_TOKENS, STOPPED_GAVE_UP, STOPPED_CLOCK)
+
+
+
 class Shrunk(_Part):
     """The minimal failing input found by shrinking a random example, and what became of it."""
 
@@ -283,6 +297,11 @@ class Shrunk(_Part):
     steps: int = Field(0, description="Simplifications kept.")
     queries: int = Field(0, description="Requests spent.")
     exhausted: bool = Field(False, description="The budget ran out before no simplification was left.")
+    stopped_by: str | None = Field(
+        None, description='Why shrinking stopped: "nothing simpler" (no simplification left), "query budget" '
+                          '(`--shrink-budget`), "token budget", "implementation gave up", or "clock" '
+                          '(`--shrink-seconds`: the only one that depends on the machine\'s speed). Null: not '
+                          'recorded (a crash probed in processes of its own, or a record written before it was).')
     message: str = ""
     layer: str | None = None
     order: int | None = None

@@ -24,7 +24,7 @@ from oracle.harness.events import RESULTS_FILE, RootCauseGroup
 from oracle.models.results import GateSummary, Record, cause_name
 
 from .inputs import INPUT_PRINTED_CHARACTERS, INPUT_SHOWN_CHARACTERS, InputShown, input_shown
-from .summaries import DerivedReports, DeviationGroup, divergence_said
+from .summaries import DerivedReports, DeviationGroup, clock_stopped_words, divergence_said
 
 #: Distinct inputs `check` prints at the end of a run without -v (every deviation is in results.jsonl and
 #: summary.md).
@@ -108,6 +108,9 @@ def print_check(out: IO[str], derived: DerivedReports, *, report_dir: Path, juni
         out.write(shown("root causes: " + ", ".join(
             f"{g.name}" + (f" or {' or '.join(g.alternatives)}" if g.alternatives else "") + f" x{g.count}"
             + (f" ({', '.join(g.documented)})" if g.documented else "") for g in causes)) + "\n")
+    clock = clock_stopped_words(summary)
+    if clock is not None:
+        out.write(shown(clock) + "\n")
     verdict = {0: "conforming", 1: "deviations found"}.get(code, f"exit {code}") if code is not None \
         else "incomplete (no footer)"
     left = gone(baseline) if code == 1 else None

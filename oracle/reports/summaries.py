@@ -57,7 +57,7 @@ from oracle.harness.events import (
     results_path,
 )
 from oracle.models.outcomes import GOOD_OUTCOMES
-from oracle.models.results import Record, cause_name
+from oracle.models.results import STOPPED_CLOCK, Record, cause_name
 from oracle.signals import signals_deferred
 
 from .inputs import INPUT_PRINTED_CHARACTERS, InputShown, input_shown
@@ -331,6 +331,10 @@ class SummaryTally:
         self.kinds = []
         #: convention -> (records answering its value on an undefined input, the first ids)
         self.acceptable = {}
+        #: records whose shrink the wall clock (`--shrink-seconds`) stopped: their shrunk input, and what follows
+        #: from it, depend on the machine (`Shrunk.stopped_by`), with the first ids
+        self.clock_stopped = 0
+        self.clock_stopped_ids: list[str] = []
 
     def add(self, record):
         outcome, kind = record.outcome.value, record.kind
@@ -348,6 +352,10 @@ class SummaryTally:
             count, ids = self.acceptable.get(record.convention or "?", (0, ()))
             self.acceptable[record.convention or "?"] = (count + 1, ids if len(ids) >= ACCEPTABLE_SHOWN
                                                          else (*ids, record.id))
+        if record.shrunk is not None and record.shrunk.stopped_by == STOPPED_CLOCK:
+            self.clock_stopped += 1
+            if len(self.clock_stopped_ids) < IDS_KEPT:
+                self.clock_stopped_ids.append(record.id)
         if not _is_reported(record):
             return
         self.root_causes.add(record)
@@ -403,7 +411,7 @@ def markdown_summary(results, summary=None):
     out = _heading(results) + _settings(results, summary) + _outcome_table(summary) + _baseline_lines(baseline)
     out += root_cause_section(summary.root_causes.groups())
     out += _deviations(summary, show_status=baseline is not None and bool(baseline.file))
-    out += _acceptable(summary) + _known(summary) + _not_applicable(summary)
+    out += _acceptable(summary) + _known(summary) + _not_applicable(summary) + _clock_stopped(summary)
     if footer is not None and footer.coverage is not None:
         out += ["", "## Coverage", ""] + coverage_table(footer.coverage)
     return "\n".join(out) + "\n"
@@ -564,6 +572,21 @@ def _known(summary):
     if len(summary.known) > DEVIATIONS_SHOWN:
         out.append(f"- ... and {len(summary.known) - DEVIATIONS_SHOWN} more entries")
     return out
+
+
+def clock_stopped_words(summary) -> str | None:
+    """The line the console and summary.md give the records whose shrink the clock stopped (None: none did)."""
+    if not summary.clock_stopped:
+        return None
+    ids = ", ".join(summary.clock_stopped_ids) + (", ..." if summary.clock_stopped > len(summary.clock_stopped_ids)
+                                                  else "")
+    return (f"{summary.clock_stopped} shrink(s) stopped by the --shrink-seconds clock before the query budget "
+            f"({ids}): those records depend on this machine's speed and load")
+
+
+def _clock_stopped(summary):
+    words = clock_stopped_words(summary)
+    return [] if words is None else ["", "## Shrinking stopped by the clock", "", markdown_code(words)]
 
 
 def _not_applicable(summary):

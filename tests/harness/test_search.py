@@ -269,6 +269,49 @@ def test_shrinking_stops_at_its_deadline():
     assert result.exhausted and result.queries == 0
 
 
+def test_under_checks_default_clock_a_slow_implementations_shrink_runs_to_its_query_budget(monkeypatch):
+    """A shrink where no smaller candidate fails (only a bound stops it) against an implementation answering each
+    request in 0.1 s of a clock that only the answers move: the 250 queries of the default budget take 25 s, past
+    the old 10 s default of --shrink-seconds (which stopped this shrink after 100 queries); under check's default
+    the query budget decides, whatever the machine's speed."""
+    from oracle.cli import build_parser
+    from oracle.harness.shrink import DEFAULT_BUDGET, deadline_after
+    from oracle.models.results import STOPPED_QUERIES
+
+    clock = [1000.0]
+    monkeypatch.setattr("time.perf_counter", lambda: clock[0])
+    args = build_parser(only="check").parse_args(["check", "--impl", "oracle"])
+
+    def answered_slowly(candidate):
+        clock[0] += 0.1
+        return False
+
+    # (single-token drops alone are 600 candidates, of 450 to 599 tokens: within the token budget's 200,000)
+    big = request([([f"h{i}" for i in range(300)], [[f"r{i}" for i in range(300)]])])
+    result = shrink(big, answered_slowly, budget=DEFAULT_BUDGET, deadline=deadline_after(args.shrink_seconds))
+    assert result.queries == DEFAULT_BUDGET == 250
+    assert result.exhausted and result.stopped == STOPPED_QUERIES
+
+
+def test_a_record_whose_shrink_an_explicit_clock_stopped_says_so(tmp_path):
+    """`--shrink-seconds` set below what any query takes (1 ns): each shrink stops at the clock before its first
+    query, its record says why (`stopped_by` "clock") and, in its note, that it depends on the machine, and
+    summary.md counts such records; without the option no shrink of the same run is stopped by the clock."""
+    from oracle.models.results import STOPPED_CLOCK
+
+    assert check(tmp_path / "clock", fake("mutant_no_clipping"), "--shrink-seconds", "1e-9", examples=30) == 1
+    shrunk = [r for r in results(tmp_path / "clock").records if r.shrunk is not None]
+    assert shrunk and all(r.shrunk.stopped_by == STOPPED_CLOCK and r.shrunk.queries == 0 for r in shrunk)
+    assert all("--shrink-seconds clock (1e-09 s) after 0 queries" in r.shrunk.note
+               and "depends on the machine's speed" in r.shrunk.note for r in shrunk)
+    summary = (tmp_path / "clock" / "summary.md").read_text(encoding="utf-8")
+    assert f"{len(shrunk)} shrink(s) stopped by the --shrink-seconds clock" in summary
+    assert check(tmp_path / "default", fake("mutant_no_clipping"), examples=30) == 1
+    default = [r for r in results(tmp_path / "default").records if r.shrunk is not None]
+    assert default and not any(r.shrunk.stopped_by == STOPPED_CLOCK for r in default)
+    assert "stopped by the --shrink-seconds clock" not in (tmp_path / "default" / "summary.md").read_text()
+
+
 def test_shrinking_a_huge_input_that_nothing_smaller_reproduces_sends_a_bounded_number_of_tokens():
     """A 70,000-token run whose failure needs every token (a count past 65,535): no candidate fails, and the
     shrinker may send at most max(TOKEN_BUDGET_FLOOR, TOKEN_BUDGET_FACTOR x 140,000) tokens in all, however

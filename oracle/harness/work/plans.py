@@ -14,12 +14,13 @@ from typing import Any
 from oracle.diagnose.attribute import attribute
 from oracle.models.outcomes import GOOD_OUTCOMES, Expected, Outcome, Verdict
 from oracle.models.protocol import ScoreRequest
-from oracle.models.results import Classification, Record, Shrunk, cause_name
+from oracle.models.results import STOPPED_MINIMAL, Classification, Record, Shrunk, cause_name
 
 from .. import diagnosis as diagnosing  # (its functions looked up on the module: a test stands one in)
 from .. import stateful
 from ..generate import example_rng
 from ..separate import is_state, state_told_apart
+from ..shrink import clock_note, deadline_after
 from ..stages import NOT_DIAGNOSED, Diagnosis, Item, Judgement, judged_record
 from ..transport import Reply, failure_kind
 
@@ -101,14 +102,14 @@ def plan_diagnosis(session: Any, item: Item, judgement: Judgement) -> Diagnosis:
         session.send,
         lambda: session.process.given_up,
         settings.shrink_budget,
-        time.perf_counter() + settings.shrink_seconds,
+        deadline_after(settings.shrink_seconds),
     )
     if not session.budget.may_shrink(failure_kind("stateful", verdict.outcome.value, verdict.layer, verdict.order))[0]:
         lowered, final = shrinker.lowest(planned, verdict)
         moved, note = layer_moved(verdict, final)
         return Diagnosis(classification=classification, replay=lowered,
                          reproduce=session.reproduction.line(item.id, lowered), moved=moved, note=note)
-    smallest, exhausted = shrinker.run(planned, verdict)
+    smallest, stopped = shrinker.run(planned, verdict)
     last = shrinker.last
     final = last.verdict if last is not None else verdict
     if last is not None:
@@ -122,8 +123,10 @@ def plan_diagnosis(session: Any, item: Item, judgement: Judgement) -> Diagnosis:
         message=final.message,
         steps=shrinker.steps,
         queries=shrinker.queries,
-        exhausted=exhausted,
-        note=None if shrinker.steps else "no simpler plan or corpus fails the same way",
+        exhausted=stopped != STOPPED_MINIMAL,
+        stopped_by=stopped,
+        note=clock_note(stopped, shrinker.queries, settings.shrink_seconds) or (
+            None if shrinker.steps else "no simpler plan or corpus fails the same way"),
     )
     moved, note = layer_moved(verdict, final)
     return Diagnosis(classification=classification, shrunk=shrunk, replay=smallest,
