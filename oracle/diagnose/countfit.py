@@ -36,17 +36,19 @@ fits beside it (`classify._with_what_is_known`), and since one record's small in
 chance, a fitted name needs evidence (`mechanisms.needs_evidence`): a run is named by it only where most of its
 records named what is known of that field share it (`cover._fitted_over_known`).
 
-Cost: the lengths and totals are one pass over the request's tokens (one `charge`); each window width the matches
-are counted at is one pass more (widths 1 to max order + 2, four at least); the stage 2 extractors and stage 5's
-per-segment matches read the formulas' windows of each order 1..n, counted once and kept (`_Tables.windows_of`, a
-pass a width, charged), most extractors as a change of a few keys to them, the segments read as one stream one pass
-more; stage 5's per-segment lengths and totals, and the stage 2 totals, are arithmetic on the lengths, uncharged;
-where the search's budget is spent,
-nothing is fitted (the record keeps what is known). In `classify.what_is_known` (a record its run does not search)
-the passes are the fit's own, charged to no budget. A record's request is fitted several times (among its kind's
-hints, its block's causes, what is known): what its first fit computed (the folded tokens, each width's matches, each
-expression's value) is kept with the request (`classify`'s `Context.counted`) and read by the later fits, each of
-which is charged the passes it would have made (`_Tables`), so that no budget depends on which fit came first.
+Cost: the lengths and totals are one pass over the request's tokens (one `charge`); each window width the matches are
+counted at is one pass more (widths 1 to max order + 2, four at least); the stage 2 extractors and stage 5's per-segment
+matches read the formulas' windows of each order 1..n (`_Tables.windows_of`, a pass a width, charged), most extractors
+as a change of a few keys to them, the segments read as one stream one pass more; stage 5's per-segment lengths and
+totals, and the stage 2 totals, are arithmetic on the lengths, uncharged. Each segment's windows of a width are counted
+once for every reading of them (`_Shared.segment_windows`: the clips' matches and the stage 2 and 5 expressions'), and a
+stage 2 extractor's matches are computed order by order, no further than the first order that differs from the returned
+matches (`_Tables.agrees`), charged as if every order were computed (fit-cost2); where the search's budget is spent,
+nothing is fitted (the record keeps what is known). In `classify.what_is_known` (a record its run does not search) the
+passes are the fit's own, charged to no budget. A record's request is fitted several times (among its kind's hints, its
+block's causes, what is known): what its first fit computed (the folded tokens, each width's matches, each expression's
+value) is kept with the request (`classify`'s `Context.counted`) and read by the later fits, each of which is charged
+the passes it would have made (`_Tables`), so that no budget depends on which fit came first.
 """
 
 from __future__ import annotations
@@ -92,13 +94,15 @@ class _Shared:
     hints, its block's causes, what is known) and each computation is a function of the request and its case folding
     alone. Nothing here is charged: what a fit charges is `_Tables`', the same on a request fitted before or not."""
 
-    __slots__ = ("segments", "options", "folded", "matched", "values", "kept")
+    __slots__ = ("segments", "options", "folded", "windows", "matched", "values", "kept")
 
     def __init__(self, segments: Sequence[Any], options: Any) -> None:
         self.segments, self.options = segments, options
         #: the hypotheses and the references, folded as the oracle folds them: read only where an expression reads
         #: the tables (a fit among no expression of a field, as a search among given names is, reads nothing)
         self.folded: tuple[list[tuple[str, ...]], list[list[tuple[str, ...]]]] | None = None
+        #: each window width's windows, per segment: the hypothesis's and each reference's (`segment_windows`)
+        self.windows: dict[int, list[tuple[Counter, list[Counter]]]] = {}
         #: each window width's corpus matches by clip (`_clip_sums`)
         self.matched: dict[int, dict[str, int]] = {}
         #: each (expression's name, n)'s value, with the passes it read (a window width's matches, an int; a stage 2
@@ -121,6 +125,16 @@ class _Shared:
                 self.folded = ([tuple(map(folded.__getitem__, s.hypothesis)) for s in segments],
                                [[tuple(map(folded.__getitem__, r)) for r in s.references] for s in segments])
         return self.folded
+
+    def segment_windows(self, width: int) -> list[tuple[Counter, list[Counter]]]:
+        """Each segment's hypothesis windows of `width` and each of its references' (the formulas' extractor), counted
+        once for every reading of them: each clip's matches (`_Tables.matched`) and the stage 2 and 5 expressions'
+        (`_Tables.windows_of`) read the same windows."""
+        found = self.windows.get(width)
+        if found is None:
+            hypotheses, references = self.tokens()
+            found = self.windows[width] = _segment_windows(hypotheses, references, width)
+        return found
 
 
 def _shared(segments: Sequence[Any], options: Any, kept: dict | None) -> _Shared:
@@ -173,7 +187,7 @@ class _Tables:
         self._pass(width)
         sums = self._shared.matched.get(width)
         if sums is None:
-            sums = self._shared.matched[width] = _clip_sums(self.hypotheses, self.references, width)
+            sums = self._shared.matched[width] = _clip_sums_of(self._shared.segment_windows(width))
         return sums
 
     def value(self, expression: Expression, n: int) -> Any:
@@ -201,41 +215,57 @@ class _Tables:
         """Each segment's hypothesis windows of `width` and each of its references' (the formulas' extractor), with
         the formulas' clipped matches beside them: kept for the stage 2 extractors, most of which change a few keys of
         these (a pass over the request, charged)."""
+        self._pass(("windows", width))
+        return self._kept_windows(width)
+
+    def _kept_windows(self, width: int) -> list[tuple[Counter, list[Counter], int]]:
+        """`windows_of`, uncharged (the caller has charged the pass)."""
         key = ("windows", width)
-        self._pass(key)
         if key not in self._shared.kept:
-            kept = []
-            for h, refs in zip(self.hypotheses, self.references, strict=True):
-                hypothesis, references = _windows(h, width), [_windows(r, width) for r in refs]
-                kept.append((hypothesis, references, _clipped(hypothesis, references)))
-            self._shared.kept[key] = kept
+            self._shared.kept[key] = [(hypothesis, references, _clipped(hypothesis, references))
+                                      for hypothesis, references in self._shared.segment_windows(width)]
         return self._shared.kept[key]
 
     def extracted(self, extractor: str, n: int) -> tuple[int, ...]:
         """The matches at orders 1..n of the n-gram extractor `extractor` (`_EXTRACTORS`) applied to the hypothesis
-        and every reference alike, each key clipped to its largest count in any one reference. The loop's bound moved
-        (`_CHANGED`) is the formulas' windows with a few keys removed or added, computed as that change (on the kept
-        windows, `windows_of`); the width one narrower is the formulas' matches one width down; the sorted keys re-key
-        the kept windows; the others count their few windows, or (the segments as one stream) a pass of their own,
-        charged."""
-        key = ("extracted", extractor, n)
-        if extractor == "windows-across-segments":
-            self._pass(("stream", n))
-        if key not in self._shared.kept:
+        and every reference alike, each key clipped to its largest count in any one reference, each order's kept
+        (`_extracted_at`); the passes they read charged (`_extraction_passes`)."""
+        for read in _extraction_passes(extractor, n):
+            self._pass(read)
+        return tuple(self._extracted_at(extractor, order) for order in range(1, n + 1))
+
+    def agrees(self, expression: Expression, n: int, wanted: Any) -> bool:
+        """Whether `expression`'s value at order `n` is `wanted` (`value(expression, n) == wanted`). A stage 2
+        extractor's matches (`_EXTRACTOR_OF`) not kept whole are compared order by order, and not computed past the
+        first order that differs (most differ at order 1); they are charged the passes computing every order reads
+        (`_extraction_passes`), so that what a fit is charged does not depend on where its values first differ."""
+        extractor = _EXTRACTOR_OF.get(expression.name)
+        if extractor is None or (expression.name, n) in self._shared.values:
+            return bool(self.value(expression, n) == wanted)
+        for read in _extraction_passes(extractor, n):
+            self._pass(read)
+        return all(self._extracted_at(extractor, order) == wanted[order - 1] for order in range(1, n + 1))
+
+    def _extracted_at(self, extractor: str, order: int) -> int:
+        """The matches at `order` of the n-gram extractor `extractor` (kept; uncharged: the caller has charged the
+        passes). The loop's bound moved (`_CHANGED`) is the formulas' windows with a few keys removed or added,
+        computed as that change (on the kept windows); the width one narrower is the formulas' matches one width down;
+        the sorted keys re-key the kept windows; the others count their few windows, or the segments as one stream."""
+        key = ("extracted", extractor, order)
+        found = self._shared.kept.get(key)
+        if found is None:
             if extractor in _CHANGED:
-                matches = tuple(_changed_matches(self.windows_of(order), self.hypotheses, self.references, order,
-                                                 _CHANGED[extractor]) for order in range(1, n + 1))
+                found = _changed_matches(self._kept_windows(order), self.hypotheses, self.references, order,
+                                         _CHANGED[extractor])
             elif extractor == "windows-one-narrower":
-                matches = tuple(_narrower_matches(self, order) for order in range(1, n + 1))
+                found = (sum(clipped for _, _, clipped in self._kept_windows(order - 1)) if order > 1 else
+                         _narrowest_matches(self.hypotheses, self.references))
             elif extractor == "windows-as-sorted-tuples":
-                matches = tuple(sum(_clipped(_sorted_keys(h), [_sorted_keys(r) for r in refs])
-                                    for h, refs, _ in self.windows_of(order)) for order in range(1, n + 1))
+                found = _sorted_matches(self._kept_windows(order), order)
             else:
-                count = _FEW[extractor]
-                matches = tuple(sum(_clipped(count(h, order), [count(r, order) for r in refs])
-                                    for h, refs in _streams(self, extractor)) for order in range(1, n + 1))
-            self._shared.kept[key] = matches
-        return self._shared.kept[key]
+                found = _few_matches(_streams(self, extractor), extractor, order)
+            self._shared.kept[key] = found
+        return found
 
     def per_segment(self, field: str, n: int) -> list[Any] | None:
         """The formulas' own `field` of each segment, as section 2.1 counts one sentence under the request's options:
@@ -257,19 +287,31 @@ class _Tables:
         return [tuple(kept[i][2] for kept in by_order) for i in range(len(self.hypotheses))]
 
 
+def _segment_windows(hypotheses: Sequence[tuple[str, ...]], references: Sequence[Sequence[tuple[str, ...]]],
+                     width: int) -> list[tuple[Counter, list[Counter]]]:
+    """Each segment's hypothesis windows of `width` and each of its references' (`_windows`)."""
+    return [(_windows(hypothesis, width), [_windows(reference, width) for reference in refs])
+            for hypothesis, refs in zip(hypotheses, references, strict=True)]
+
+
 def _clip_sums(hypotheses: Sequence[tuple[str, ...]], references: Sequence[Sequence[tuple[str, ...]]],
                width: int) -> dict[str, int]:
-    """Each clip's matches over the corpus at window `width`: every hypothesis window's count and its count in each
-    reference, tallied (most windows share a few such pairs), then each clip of each pair taken once and multiplied
-    by how many windows have it (integers: the sum of the clip over every window)."""
+    """Each clip's matches over the corpus at window `width` (`_clip_sums_of` the segments' windows)."""
+    return _clip_sums_of(_segment_windows(hypotheses, references, width))
+
+
+def _clip_sums_of(windows: Sequence[tuple[Counter, list[Counter]]]) -> dict[str, int]:
+    """Each clip's matches over the corpus, each segment's hypothesis windows against its references' (`windows`, of
+    one width): every hypothesis window's count and its count in each reference, tallied (most windows share a few
+    such pairs), then each clip of each pair taken once and multiplied by how many windows have it (integers: the sum
+    of the clip over every window)."""
     tally: Counter = Counter()
-    for hypothesis, refs in zip(hypotheses, references, strict=True):
+    for counts, refs in windows:
         if not refs:
             continue
-        counts = _windows(hypothesis, width)
         grams = list(counts)
         # (each reference's count of each hypothesis window, a column a reference; zipped into each window's limits)
-        limits = [list(map(_windows(reference, width).get, grams, itertools.repeat(0))) for reference in refs]
+        limits = [list(map(reference.get, grams, itertools.repeat(0))) for reference in refs]
         tally.update(zip(counts.values(), zip(*limits, strict=True), strict=True))
     return {name: sum(clip(k, list(limits)) * times for (k, limits), times in tally.items())
             for name, (_, clip) in _CLIPS.items()}
@@ -316,6 +358,23 @@ _EXTRACTORS: dict[str, str] = {
 
 Window = tuple[str, ...]
 
+#: The stage 2 extractors by the name of their matches' expression (`_Tables.agrees`: compared order by order).
+_EXTRACTOR_OF: dict[str, str] = {f"matches{FITTED}clipped-{extractor}": extractor for extractor in _EXTRACTORS}
+
+
+def _extraction_passes(extractor: str, n: int) -> tuple[Any, ...]:
+    """The passes the matches of `extractor` at orders 1..n read, in order (`_Tables.extracted`, each charged once a
+    fit): the formulas' windows of each order (the bound moved, the sorted keys), of each order below n (the width
+    one narrower), or the segments read as one stream (a pass of its own at n); none for the extractors of few
+    windows, counted as they are."""
+    if extractor in _CHANGED or extractor == "windows-as-sorted-tuples":
+        return tuple(("windows", order) for order in range(1, n + 1))
+    if extractor == "windows-one-narrower":
+        return tuple(("windows", order) for order in range(1, n))
+    if extractor == "windows-across-segments":
+        return (("stream", n),)
+    return ()
+
 #: The extractors whose windows are the formulas' (width n, range(len - n + 1)) with a few removed and a few added:
 #: name -> (tokens, n) -> (the windows removed, the windows added).
 _CHANGED: dict[str, Callable[[Window, int], tuple[tuple[Window, ...], tuple[Window, ...]]]] = {
@@ -340,9 +399,34 @@ _FEW: dict[str, Callable[[Window, int], Counter]] = {
     "first-window-only": lambda t, n: Counter((t[:n],)),
     "windows-of-the-bound-swapped": lambda t, n: Counter(t[i:i + n] for i in range(n - len(t) + 1)),
     "windows-ending-at-n": _ending_at,
-    "windows-with-stride-n": lambda t, n: Counter(t[i:i + n] for i in range(0, len(t) - n + 1, n)),
+    # (t[i:i + n] for i in range(0, len - n + 1, n): the len // n whole chunks of n tokens, as zip reads them)
+    "windows-with-stride-n": lambda t, n: Counter(zip(*[iter(t)] * n, strict=False)),
     "windows-across-segments": _windows,
 }
+
+
+def _few_matches(streams: list[tuple[Window, list[Window]]], extractor: str, n: int) -> int:
+    """The clipped matches at order `n` of an extractor of few windows a sequence (`_FEW`) over `streams` (each
+    hypothesis with its references): a hypothesis with no window matches nothing, its references not counted; the
+    first window alone (one window each side) matches once where a reference's first n tokens are the hypothesis's."""
+    if extractor == "first-window-only":
+        return sum(1 for h, refs in streams if any(r[:n] == h[:n] for r in refs))
+    count = _FEW[extractor]
+    total = 0
+    for h, refs in streams:
+        if refs:
+            hypothesis = count(h, n)
+            if hypothesis:
+                total += _clipped(hypothesis, [count(r, n) for r in refs])
+    return total
+
+
+def _sorted_matches(windows: list[tuple[Counter, list[Counter], int]], n: int) -> int:
+    """The clipped matches at order `n` of the formulas' windows (`windows`, kept: `_Tables.windows_of`) with each
+    window's tokens sorted: at order 1 (one token a window, sorted as it is) the formulas' own (the kept terms)."""
+    if n == 1:
+        return sum(clipped for _, _, clipped in windows)
+    return sum(_clipped(_sorted_keys(h), [_sorted_keys(r) for r in refs]) for h, refs, _ in windows if h and refs)
 
 
 def _clipped(hypothesis: Counter, references: list[Counter]) -> int:
@@ -383,13 +467,11 @@ def _moves(tokens: Window, n: int, change: Callable[[Window, int], tuple[tuple[W
     return moved
 
 
-def _narrower_matches(tables: _Tables, n: int) -> int:
-    """The clipped matches of the windows of width n - 1, as many as that width has: the formulas' one width down,
-    and at order 1 the empty window len + 1 times on every side."""
-    if n > 1:
-        return sum(clipped for _, _, clipped in tables.windows_of(n - 1))
+def _narrowest_matches(hypotheses: list[Window], references: list[list[Window]]) -> int:
+    """The clipped matches of the windows one narrower at order 1: the empty window len + 1 times on every side (at
+    order n > 1 they are the formulas' matches of width n - 1)."""
     return sum(min(len(h) + 1, max(len(r) + 1 for r in refs))
-               for h, refs in zip(tables.hypotheses, tables.references, strict=True) if refs)
+               for h, refs in zip(hypotheses, references, strict=True) if refs)
 
 
 def _sorted_keys(windows: Counter) -> Counter:
@@ -765,7 +847,7 @@ def fit(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_cou
         per_field = {}
         for field in sorted(differing, key=_FITTED_FIRST.index):
             fits = [e.name for e in GRAMMAR.values() if e.field == field and not e.dividing and permitted(e.name)
-                    and tables.value(e, n) == wanted[field]]
+                    and tables.agrees(e, n, wanted[field])]
             if not fits:
                 return []
             per_field[field] = fits

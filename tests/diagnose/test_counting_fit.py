@@ -298,3 +298,49 @@ def test_what_another_request_kept_is_never_read():
                SimpleNamespace(hyp_len=3, ref_len=3, matches=(3, 2), totals=(3, 3)),
                SimpleNamespace(hyp_len=3, ref_len=3, matches=(3, 2), totals=(3, 2)), kept=kept)
     assert fits[0] == ("totals-fitted-as-windows-of-width-1-at-every-order",)
+
+
+# What a fit computes (fit-cost2): each sequence's windows of a width counted once, for every reading of them, and a
+# stage 2 extractor's matches no further than the first order that differs from the returned ones. SMALLEST at BLEU-2:
+# 4 segments, each a hypothesis and 2 references, so 12 sequences of at most 4 tokens; the matches' expressions read
+# widths 1 to 4 (the charges above), the stage 2 and 5 expressions the formulas' windows of orders 1 and 2, the same
+# windows of widths 1 and 2 again.
+
+
+def test_each_sequences_windows_of_a_width_are_counted_once_in_a_fit(monkeypatch):
+    counted = []
+    windows = countfit._windows
+
+    def counting(tokens, width):
+        if len(tokens) <= 4:  # (one segment's sequence; the segments read as one stream, 15 tokens, are counted apart)
+            counted.append(width)
+        return windows(tokens, width)
+
+    monkeypatch.setattr(countfit, "_windows", counting)
+    assert _fit_counting(None)[0][0] == (SMALLEST_FIT,)
+    assert {width: counted.count(width) for width in set(counted)} == {1: 12, 2: 12, 3: 12, 4: 12}
+
+
+def test_an_extractors_matches_are_computed_no_further_than_the_first_order_that_differs(monkeypatch):
+    """The four extractors that change a few of the formulas' windows, against SMALLEST's returned matches (8, 4), by
+    hand. Every window but the last, order 1: "a a b" against "a b" and "a a b", a 2 and b 1, 3; segment 2 the same;
+    segment 3 "c c d" as segment 1, 3; segment 4 "e f" against "e f" and "e", 2: 11, not 8, so order 2 is not computed.
+    Every window but the first: "a b z" against "b y" and "a b y", 2; 2; "c d x" against "d w" and "c d w", 2; "f g"
+    against "f g" and "f", 2: 8, then order 2 ((a b), (b z) against (b y) and (a b), (b y): 1, and 1, 1, 1) is. One
+    past the end adds the empty window to every sequence at order 1 (the formulas' 12, and 1 a segment: 16), and a
+    window at every position adds none at order 1 (the formulas' 12): order 1 alone. The charges stay every order's
+    (8, the test above)."""
+    orders: dict = {}
+    changed = countfit._changed_matches
+
+    def recording(windows, hypotheses, references, n, change):
+        extractor = next(name for name, function in countfit._CHANGED.items() if function is change)
+        orders.setdefault(extractor, []).append(n)
+        return changed(windows, hypotheses, references, n, change)
+
+    monkeypatch.setattr(countfit, "_changed_matches", recording)
+    fits, charges = _fit_counting(None)
+    assert fits[0] == (SMALLEST_FIT,) and charges == 8
+    assert ("matches-fitted-as-clipped-windows-but-the-first",) in fits  # (8, 4), by hand above
+    assert orders == {"windows-but-the-last": [1], "windows-but-the-first": [1, 2], "windows-one-past-the-end": [1],
+                      "windows-at-every-position": [1]}

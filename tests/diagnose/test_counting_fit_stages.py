@@ -52,7 +52,17 @@ EXTRACTION = [
     # "a b" / "a b" and "c d" / "c d" read as one stream "a b c d" / "a b c d": 4; (ab, bc, cd) both: 3 (the formulas:
     # (4, 2), (b c) spanning the two segments being no n-gram of either)
     ([("a b", ["a b"]), ("c d", ["c d"])], 2, "matches-fitted-as-clipped-windows-across-segments", (4, 3)),
-    # the totals no earlier expression spans: "a" at BLEU-2, range(n - len + 1): order 1 1 window, order 2 2
+    # (fit-cost2, rows the shortcuts of the extractors of few windows read) "a b c d e" / "c d a b e" at stride n:
+    # order 1 every unigram, 5; order 2 range(0, 4, 2), (ab, cd), the last token in no window, against (cd, ab): 2
+    ([("a b c d e", ["c d a b e"])], 2, "matches-fitted-as-clipped-windows-with-stride-n", (5, 2)),
+    # two references, the first window alone: (a) against (a) and (b): 1; (a b) against (a c) and (b a): 0
+    ([("a b c", ["a c b", "b a"])], 2, "matches-fitted-as-clipped-first-window-only", (1, 0)),
+    # a hypothesis longer than n, range(n - len + 1) empty at every order: no window, nothing matched (the reference
+    # "a" has windows (a) and (a), () at orders 1 and 2, matched by none)
+    ([("a b c", ["a"])], 2, "matches-fitted-as-clipped-windows-of-the-bound-swapped", (0, 0)),
+    # a hypothesis of n tokens or fewer, its windows shrinking towards the n-th token: "a b" / "a b c" at BLEU-3, order
+    # 1 range(2): (a) and (), against (a), (), (): 2; order 2 range(1): (a b) against (a b), (b): 1; order 3 none: 0
+    ([("a b", ["a b c"])], 3, "matches-fitted-as-clipped-windows-ending-at-n", (2, 1, 0)),
     ([("a", ["a"])], 2, "totals-fitted-as-windows-of-the-bound-swapped", (1, 2)),
     # "a b c d" at BLEU-3 with stride n: order 1 4; order 2 range(0, 3, 2): 2; order 3 range(0, 2, 3): 1 (the
     # formulas: 4, 3, 2)
