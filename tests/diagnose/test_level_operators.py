@@ -251,8 +251,11 @@ def test_the_pair_tier_is_what_names_them(monkeypatch):
     operator, computed only by the tiers that compare its counts first, is never computed, so the first diverging
     layer is all that is known."""
     monkeypatch.setattr(classify_module, "_by_structure_with_stage", lambda search, conventions, close: [])
-    assert classify(BIGRAMS, LAST_ARITHMETIC, "papineni").name == "other-counting-of-hyp_len + other-combination"
-    assert classify(CHARACTERS, CHARACTERS_MEAN, "papineni").name == "text-read-as-characters + other-combination"
+    # (copies: what the classifier computed on the very same request object with the tier is kept with it,
+    # `classify._kept_for`, and a test run just before on the same worker would lend it to this one)
+    bigrams, characters = BIGRAMS.model_copy(), CHARACTERS.model_copy()
+    assert classify(bigrams, LAST_ARITHMETIC, "papineni").name == "other-counting-of-hyp_len + other-combination"
+    assert classify(characters, CHARACTERS_MEAN, "papineni").name == "text-read-as-characters + other-combination"
 
 
 def test_another_smoothing_on_a_reshaped_request_is_charged_the_reshaped_requests_size(monkeypatch):
