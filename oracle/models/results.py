@@ -287,7 +287,8 @@ STOPPED_TOKENS = "token budget"
 STOPPED_GAVE_UP = "implementation gave up"
 STOPPED_CLOCK = "clock"
 STOPPED_REASONS = (STOPPED_MINIMAL, STOPPED_QUERIES, STOPPED_TOKENS, STOPPED_GAVE_UP, STOPPED_CLOCK)
-
+#: One of STOPPED_REASONS (spelt out: a Literal is read by pydantic and written into the schema as an enum).
+StoppedBy = Literal["nothing simpler", "query budget", "token budget", "implementation gave up", "clock"]
 
 
 class Shrunk(_Part):
@@ -297,7 +298,7 @@ class Shrunk(_Part):
     steps: int = Field(0, description="Simplifications kept.")
     queries: int = Field(0, description="Requests spent.")
     exhausted: bool = Field(False, description="The budget ran out before no simplification was left.")
-    stopped_by: str | None = Field(
+    stopped_by: StoppedBy | None = Field(
         None, description='Why shrinking stopped: "nothing simpler" (no simplification left), "query budget" '
                           '(`--shrink-budget`), "token budget", "implementation gave up", or "clock" '
                           '(`--shrink-seconds`: the only one that depends on the machine\'s speed). Null: not '

@@ -199,3 +199,11 @@ def test_a_copy_keyed_by_a_written_name_is_refused():
         classification.model_copy(update={"name": "error-when-a"})
     copy = classification.model_copy(update={"parts": ("error-when-a",)})
     assert copy.name == "error-when-a" and copy.model_dump()["name"] == "error-when-a"
+
+
+def test_a_shrinks_stop_reasons_are_one_list():
+    """`Shrunk.stopped_by`'s Literal (the schema's enum) and STOPPED_REASONS (what the shrinker and the summaries
+    name) spell the same five reasons."""
+    from typing import get_args  # noqa: PLC0415 - only here
+
+    assert set(get_args(results.StoppedBy)) == set(results.STOPPED_REASONS)
