@@ -78,7 +78,7 @@ from oracle.diagnose.stale import (
     with_stale,
 )
 from oracle.models.outcomes import Outcome
-from oracle.models.protocol import Capabilities
+from oracle.models.protocol import Capabilities, NumericReply
 from oracle.models.results import STOPPED_GAVE_UP, Shrunk, cause_name
 
 from . import crashcauses
@@ -605,12 +605,16 @@ def _errs(probe, context: DiagnosisContext):
     asked (outside its capabilities, the process given up) or the answer is neither (a crash, a timeout); None too
     where the implementation refuses a probe the formulas refuse as well (an order lowered until every weight sent is
     0): that refusal is its validation's, which runs before the code that errs, and says nothing of what triggers
-    the error (set A's average:stage_clip:99:14 was named `error-when-order-above-2` by such a refusal)."""
+    the error (set A's average:stage_clip:99:14 was named `error-when-order-above-2` by such a refusal). A reply that
+    broke the protocol only by writing its counts as floats (`NumericReply`) is a score answered: the same mutant's
+    neighbours were answered so, and its trigger went unasked."""
     reply = _probe_reply(probe, context)
     if reply is None:
         return None
     if reply.kind == "rejected" and oracle_expected(probe, context.profile).rejected:
         return None
+    if reply.kind == "protocol-error" and NumericReply.from_reply_line(reply.raw) is not None:
+        return False  # (a score whose counts are written as floats: answered, past the code that errs)
     return {"error": True, "unsupported": True, "score": False, "rejected": False}.get(reply.kind)
 
 

@@ -21,10 +21,10 @@ CAPABLE = Capabilities(levels=["corpus", "sentence"], weights="any", max_order=1
                        statistics=True, lowercase=True)
 
 
-def _context(kind):
-    """A diagnosis context whose implementation answers every probe with a reply of `kind`."""
+def _context(kind, raw=None):
+    """A diagnosis context whose implementation answers every probe with a reply of `kind` (its line `raw`)."""
     channel = SimpleNamespace(transport=SimpleNamespace(given_up=False), submit=lambda probe: (probe, None),
-                              collect=lambda sent, pending, kept: Reply(kind, message="a reply"))
+                              collect=lambda sent, pending, kept: Reply(kind, message="a reply", raw=raw))
     return SimpleNamespace(process=channel.transport, capabilities=CAPABLE, channel=channel, profile="papineni")
 
 
@@ -43,3 +43,13 @@ def _probe(weights):
 ])
 def test_a_probe_says_error_answered_or_nothing(kind, weights, says):
     assert _errs(_probe(weights), _context(kind)) is says
+
+
+@pytest.mark.parametrize("raw, says", [
+    # the same mutant's neighbour "a" / "a": its mean clipped count 1/1 written 1.0, a score answered
+    ('{"seq": 1, "score": 1.0, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1.0], "totals": [1]}}', False),
+    # a line that is no score reply (a traceback printed on stdout, say): it may be an error; nothing is known
+    ("Traceback (most recent call last):", None),
+])
+def test_a_protocol_error_is_an_answer_only_where_it_is_a_score_with_counts_written_as_floats(raw, says):
+    assert _errs(_probe([1.0]), _context("protocol-error", raw)) is says
